@@ -1,0 +1,283 @@
+//! Newline-delimited framing over `BytesMut`, without copying.
+//!
+//! [`FrameCodec`] cuts the buffer at each `\n` and hands the line out as an owned [`Bytes`]
+//! (`split_to` + `freeze`: no copy).
+//! A trailing `\r` is dropped, blank lines are skipped, and a UTF-8 byte order mark at the very
+//! start of the stream is skipped.
+//! A line longer than the limit is reported once as [`Frame::Oversize`] and discarded up to its
+//! newline; the frames after it decode as usual.
+//! That fault is an item, not a decoder error, because `FramedRead` ends the stream after an
+//! error.
+//! The search for `\n` resumes where the last one stopped, so a line that arrives a byte at a
+//! time costs linear time.
+
+use bytes::{Buf, Bytes, BytesMut};
+
+/// The default longest line: 8 MiB, not counting its `\n` (nor a `\r` before it).
+pub const DEFAULT_MAX_FRAME_LEN: usize = 8 * 1024 * 1024;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One item of the framed stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// One line, without its `\n` and without a trailing `\r`; never blank.
+    Line(Bytes),
+    /// A line longer than the limit. It was (or is being) discarded up to its newline; the
+    /// answer is a `-32600` error with id `null`.
+    Oversize,
+}
+
+/// The newline framing state of one input stream.
+///
+/// # Example
+///
+/// ```
+/// use bytes::BytesMut;
+/// use janus_codec::{Frame, FrameCodec};
+///
+/// let mut codec = FrameCodec::new();
+/// let mut buf = BytesMut::from(&b"\xEF\xBB\xBF{\"a\":1}\r\n\n{\"b\""[..]);
+/// assert_eq!(codec.decode_frame(&mut buf), Some(Frame::Line("{\"a\":1}".into())));
+/// assert_eq!(codec.decode_frame(&mut buf), None); // `{"b"` waits for its newline
+/// assert_eq!(codec.decode_frame_eof(&mut buf), Some(Frame::Line("{\"b\"".into())));
+/// ```
+#[derive(Debug, Clone)]
+pub struct FrameCodec {
+    max_len: usize,
+    /// INVARIANT: `buf[..next_index]` holds no `\n` (the part already searched).
+    next_index: usize,
+    /// True while the rest of an oversize line is being dropped.
+    discarding: bool,
+    /// True once the start of the stream was checked for a byte order mark.
+    bom_checked: bool,
+}
+
+impl Default for FrameCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FrameCodec {
+    /// A codec with the default limit ([`DEFAULT_MAX_FRAME_LEN`]).
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            max_len: DEFAULT_MAX_FRAME_LEN,
+            next_index: 0,
+            discarding: false,
+            bom_checked: false,
+        }
+    }
+
+    /// Sets the longest line accepted (bytes before `\n`, a trailing `\r` not counted).
+    pub fn max_frame_len(&mut self, n: usize) -> &mut Self {
+        self.max_len = n;
+        self
+    }
+
+    /// The longest line accepted.
+    #[must_use]
+    pub const fn frame_limit(&self) -> usize {
+        self.max_len
+    }
+
+    /// Takes the next frame out of `buf`, or `None` when no complete line is buffered.
+    ///
+    /// It never returns `None` while a complete line is buffered: blank lines and the rest of
+    /// an oversize line are skipped in a loop, not by returning early.
+    pub fn decode_frame(&mut self, buf: &mut BytesMut) -> Option<Frame> {
+        if !self.bom_checked {
+            if buf.len() < BOM.len() && BOM.starts_with(buf) {
+                return None;
+            }
+            if buf.starts_with(BOM) {
+                buf.advance(BOM.len());
+            }
+            self.bom_checked = true;
+        }
+        loop {
+            if self.discarding {
+                if let Some(nl) = memchr::memchr(b'\n', buf) {
+                    buf.advance(nl + 1);
+                    self.discarding = false;
+                    continue;
+                }
+                buf.clear();
+                return None;
+            }
+            let from = self.next_index.min(buf.len());
+            let Some(off) = memchr::memchr(b'\n', &buf[from..]) else {
+                if buf.len() > self.max_len.saturating_add(1) {
+                    // Too long whatever follows: even with a `\r` last, the line is over.
+                    buf.clear();
+                    self.next_index = 0;
+                    self.discarding = true;
+                    return Some(Frame::Oversize);
+                }
+                self.next_index = buf.len();
+                return None;
+            };
+            let nl = from + off;
+            self.next_index = 0;
+            let end = if nl > 0 && buf[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            if end > self.max_len {
+                buf.advance(nl + 1);
+                return Some(Frame::Oversize);
+            }
+            let mut line = buf.split_to(nl + 1);
+            line.truncate(end);
+            if is_blank(&line) {
+                continue;
+            }
+            return Some(Frame::Line(line.freeze()));
+        }
+    }
+
+    /// Like [`FrameCodec::decode_frame`] at the end of input: the last line may lack its
+    /// newline.
+    pub fn decode_frame_eof(&mut self, buf: &mut BytesMut) -> Option<Frame> {
+        // A stream shorter than a byte order mark is not one.
+        self.bom_checked |= buf.len() < BOM.len();
+        if let Some(f) = self.decode_frame(buf) {
+            return Some(f);
+        }
+        self.next_index = 0;
+        if self.discarding {
+            self.discarding = false;
+            buf.clear();
+            return None;
+        }
+        let mut line = buf.split();
+        if line.last() == Some(&b'\r') {
+            line.truncate(line.len() - 1);
+        }
+        if is_blank(&line) {
+            return None;
+        }
+        if line.len() > self.max_len {
+            return Some(Frame::Oversize);
+        }
+        Some(Frame::Line(line.freeze()))
+    }
+}
+
+/// True for a line of JSON white space only (the empty line included).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r'))
+}
+
+#[cfg(feature = "tokio-util")]
+mod tokio_impl {
+    use super::{Frame, FrameCodec};
+    use bytes::BytesMut;
+    use std::io;
+
+    impl tokio_util::codec::Decoder for FrameCodec {
+        type Item = Frame;
+        type Error = io::Error;
+
+        fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
+            Ok(self.decode_frame(buf))
+        }
+
+        fn decode_eof(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
+            Ok(self.decode_frame_eof(buf))
+        }
+    }
+
+    /// Writes one already-encoded message and its `\n`.
+    ///
+    /// A message with a raw line break in it is refused (`InvalidInput`), so the output stays
+    /// one message per line.
+    impl tokio_util::codec::Encoder<&[u8]> for FrameCodec {
+        type Error = io::Error;
+
+        fn encode(&mut self, item: &[u8], dst: &mut BytesMut) -> io::Result<()> {
+            let item = item.strip_suffix(b"\n").unwrap_or(item);
+            if memchr::memchr2(b'\n', b'\r', item).is_some() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a message must not hold a raw line break",
+                ));
+            }
+            dst.reserve(item.len() + 1);
+            dst.extend_from_slice(item);
+            dst.extend_from_slice(b"\n");
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(codec: &mut FrameCodec, buf: &mut BytesMut) -> Vec<Frame> {
+        std::iter::from_fn(|| codec.decode_frame(buf)).collect()
+    }
+
+    fn line(s: &str) -> Frame {
+        Frame::Line(Bytes::copy_from_slice(s.as_bytes()))
+    }
+
+    #[test]
+    fn oversize_line_is_discarded_and_next_frame_decodes() {
+        let mut c = FrameCodec::new();
+        c.max_frame_len(4);
+        let mut buf = BytesMut::from(&b"12345\nabcd\r\n"[..]);
+        assert_eq!(frames(&mut c, &mut buf), vec![Frame::Oversize, line("abcd")]);
+        // Detected before its newline arrives, then dropped as it streams in.
+        let mut buf = BytesMut::from(&b"123456"[..]);
+        assert_eq!(c.decode_frame(&mut buf), Some(Frame::Oversize));
+        assert!(buf.is_empty());
+        buf.extend_from_slice(b"789");
+        assert_eq!(c.decode_frame(&mut buf), None);
+        buf.extend_from_slice(b"0\nok\n");
+        assert_eq!(frames(&mut c, &mut buf), vec![line("ok")]);
+    }
+
+    #[test]
+    fn limit_does_not_count_the_carriage_return() {
+        let mut c = FrameCodec::new();
+        c.max_frame_len(4);
+        let mut buf = BytesMut::from(&b"abcd\r"[..]);
+        assert_eq!(c.decode_frame(&mut buf), None);
+        buf.extend_from_slice(b"\n");
+        assert_eq!(c.decode_frame(&mut buf), Some(line("abcd")));
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_without_returning_early() {
+        let mut c = FrameCodec::new();
+        let mut buf = BytesMut::from(&b"\n\r\n  \t\n{}\n"[..]);
+        assert_eq!(c.decode_frame(&mut buf), Some(line("{}")));
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn bom_only_at_the_start_and_only_whole() {
+        let mut c = FrameCodec::new();
+        let mut buf = BytesMut::from(&b"\xEF\xBB"[..]);
+        assert_eq!(c.decode_frame(&mut buf), None);
+        buf.extend_from_slice(b"\xBF1\n\xEF\xBB\xBF2\n");
+        assert_eq!(
+            frames(&mut c, &mut buf),
+            vec![line("1"), Frame::Line(Bytes::from_static(b"\xEF\xBB\xBF2"))]
+        );
+    }
+
+    #[test]
+    fn eof_yields_the_last_line_without_newline() {
+        let mut c = FrameCodec::new();
+        let mut buf = BytesMut::from(&b"a\nb\r"[..]);
+        assert_eq!(c.decode_frame_eof(&mut buf), Some(line("a")));
+        assert_eq!(c.decode_frame_eof(&mut buf), Some(line("b")));
+        assert_eq!(c.decode_frame_eof(&mut buf), None);
+    }
+}

@@ -1,0 +1,74 @@
+//! A zero-copy JSON-RPC framing codec for the Model Context Protocol.
+//!
+//! `janus-codec` reads MCP traffic where it lies:
+//!
+//! - [`FrameCodec`] cuts newline-delimited frames out of a `BytesMut` without copying, with a
+//!   length limit that recovers at the next line;
+//! - [`Parser::parse`] validates a whole frame as JSON in one pass (grammar, UTF-8, escapes,
+//!   numbers, nesting) and returns a [`Message`] whose id, method, `params`, `result`,
+//!   `error` and `params._meta` are spans of the frame. No DOM is built and nothing is
+//!   allocated for a well-formed message;
+//! - [`Envelope`] reads the modern (2026-07-28) `_meta` envelope from those bytes, and
+//!   [`Era::of_first_request`] decides a connection's era from it;
+//! - [`encode`] writes responses, errors and notifications straight into a `BytesMut`;
+//! - [`dom`] builds a simd-json value for the rare handler that needs one.
+//!
+//! It does no IO and reads no clock. Faults in a frame are values ([`Rejection`],
+//! [`Frame::Oversize`]) with their JSON-RPC code, never panics.
+//!
+//! # Example
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use janus_codec::{encode, Era, Frame, FrameCodec, Parser};
+//!
+//! let mut input = BytesMut::from(&br#"{"jsonrpc":"2.0","id":"a","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
+//! "#[..]);
+//! let Some(Frame::Line(frame)) = FrameCodec::new().decode_frame(&mut input) else { panic!() };
+//! let msg = Parser::new().parse_single(&frame).unwrap();
+//! assert_eq!(Era::of_first_request(&msg), Era::Modern);
+//!
+//! let mut out = BytesMut::new();
+//! encode::write_result(&mut out, msg.id().unwrap(), r#"{"resultType":"complete"}"#);
+//! assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"a","result":{"resultType":"complete"}}
+//! "#[..]);
+//! ```
+//!
+//! # Cargo features
+//!
+//! - `tokio-util` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`].
+//!   Without it the crate does not depend on tokio.
+
+pub mod dom;
+pub mod encode;
+pub mod era;
+mod error;
+mod frame;
+mod message;
+mod scan;
+pub mod version;
+
+#[cfg(test)]
+mod tests;
+
+pub use era::{Envelope, EnvelopeError, EnvelopeFault, Era};
+pub use error::{
+    Error, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
+pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec};
+pub use message::{
+    Batch, DEFAULT_MAX_DEPTH, Id, IdBuf, Message, MessageKind, Parsed, Parser, RawJson, Rejection,
+};
+pub use version::ProtocolVersion;
+
+/// Frames, validates and reads one message the way a server's hot path does, for benchmarks
+/// and tools: the era a first request would open, or the rejection.
+///
+/// # Errors
+///
+/// The [`Rejection`] of [`Parser::parse_single`].
+pub fn classify(frame: &[u8]) -> Result<(MessageKind, Era), Rejection<'_>> {
+    let msg = Parser::new().parse_single(frame)?;
+    Ok((msg.kind(), Era::of_first_request(&msg)))
+}

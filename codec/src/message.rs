@@ -1,0 +1,639 @@
+//! `Message<'buf>`: a JSON-RPC message read in place from its frame.
+
+use crate::scan::{Kind, Scanner, raw_eq, unescape_into};
+use crate::{Error, era::Envelope};
+use core::fmt;
+use smallvec::SmallVec;
+use std::borrow::Cow;
+
+/// The default nesting limit: containers deeper than this are refused with `-32700`.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// A span of JSON text inside a frame, already validated.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RawJson<'buf>(&'buf str);
+
+impl<'buf> RawJson<'buf> {
+    /// The JSON text, exactly as it stands in the frame.
+    #[must_use]
+    pub const fn as_str(self) -> &'buf str {
+        self.0
+    }
+
+    /// The JSON text as bytes.
+    #[must_use]
+    pub const fn as_bytes(self) -> &'buf [u8] {
+        self.0.as_bytes()
+    }
+
+    /// True when the value is an object.
+    #[must_use]
+    pub fn is_object(self) -> bool {
+        self.0.as_bytes().first() == Some(&b'{')
+    }
+
+    /// True when the value is a string.
+    #[must_use]
+    pub fn is_string(self) -> bool {
+        self.0.as_bytes().first() == Some(&b'"')
+    }
+
+    /// True when the value is `null`.
+    #[must_use]
+    pub fn is_null(self) -> bool {
+        self.0 == "null"
+    }
+
+    /// The decoded value of a JSON string; `None` for other values.
+    /// It borrows from the frame unless the string holds escapes.
+    #[must_use]
+    pub fn as_string(self) -> Option<Cow<'buf, str>> {
+        let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
+        Some(decode(inner, inner.contains('\\')))
+    }
+
+    /// Looks up `key` among the members of this object (the last one wins, as in
+    /// `serde_json::Value`). `None` when the value is not an object or has no such member.
+    #[must_use]
+    pub fn get(self, key: &str) -> Option<Self> {
+        let mut found = None;
+        for_each_member(self, |k, escaped, v| {
+            if raw_eq(k, escaped, key) {
+                found = Some(v);
+            }
+        });
+        found
+    }
+
+    /// Wraps text that the caller knows to be one valid JSON value, for passthrough.
+    ///
+    /// The codec does not check it again; [`crate::encode`] only replaces raw line breaks
+    /// (which are white space outside strings) so the output stays one line.
+    #[must_use]
+    pub const fn new_unchecked(json: &'buf str) -> Self {
+        Self(json)
+    }
+}
+
+impl fmt::Debug for RawJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Calls `f(raw key, key has escapes, value)` for each member of a validated object.
+pub(crate) fn for_each_member<'buf>(
+    obj: RawJson<'buf>,
+    mut f: impl FnMut(&'buf str, bool, RawJson<'buf>),
+) {
+    if !obj.is_object() {
+        return;
+    }
+    let mut sc = Scanner::validated(obj.0);
+    // The text is validated, so none of these steps can fail; stop quietly if one does.
+    let _ = (|| -> Result<(), Error> {
+        if !sc.enter_object(0)? {
+            return Ok(());
+        }
+        loop {
+            let (k, escaped) = sc.key()?;
+            sc.skip_ws();
+            let start = sc.pos;
+            sc.value(1)?;
+            f(k, escaped, RawJson(sc.since(start)));
+            if !sc.member_end()? {
+                return Ok(());
+            }
+        }
+    })();
+}
+
+pub(crate) fn decode(raw: &str, escaped: bool) -> Cow<'_, str> {
+    if escaped {
+        let mut s = String::new();
+        unescape_into(raw, &mut s);
+        Cow::Owned(s)
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// A JSON-RPC id: a string or an integer, kept as its raw bytes so that it is echoed byte for
+/// byte, and so that `1` and `"1"` stay different.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Id<'buf>(&'buf str);
+
+impl<'buf> Id<'buf> {
+    /// The id as JSON text: a quoted string (escapes as sent) or an integer.
+    #[must_use]
+    pub const fn as_raw(self) -> &'buf str {
+        self.0
+    }
+
+    /// True for a string id.
+    #[must_use]
+    pub fn is_string(self) -> bool {
+        self.0.as_bytes()[0] == b'"'
+    }
+
+    /// The value of an integer id that fits an `i64`.
+    #[must_use]
+    pub fn as_i64(self) -> Option<i64> {
+        if self.is_string() { None } else { self.0.parse().ok() }
+    }
+
+    /// The decoded text of a string id.
+    #[must_use]
+    pub fn as_string(self) -> Option<Cow<'buf, str>> {
+        RawJson(self.0).as_string()
+    }
+
+    /// Copies the id out of its frame (inline up to 23 bytes: no allocation for usual ids).
+    #[must_use]
+    pub fn to_owned(self) -> IdBuf {
+        IdBuf(SmallVec::from_slice(self.0.as_bytes()))
+    }
+
+    /// Reads an id from JSON text: a string or an integer, as a request id must be.
+    #[must_use]
+    pub fn from_json(raw: RawJson<'buf>) -> Option<Self> {
+        let mut sc = Scanner::validated(raw.0);
+        match sc.value(0) {
+            Ok(Kind::String { .. } | Kind::Integer) if sc.at_end() => Some(Id(raw.0)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Debug for Id<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl fmt::Display for Id<'_> {
+    /// Writes the id as JSON, so `92` and `"92"` read differently.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// An owned JSON-RPC id: the raw JSON bytes, inline up to 23 bytes.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct IdBuf(SmallVec<[u8; 23]>);
+
+impl IdBuf {
+    /// An integer id.
+    #[must_use]
+    pub fn from_i64(n: i64) -> Self {
+        let mut b = itoa::Buffer::new();
+        Self(SmallVec::from_slice(b.format(n).as_bytes()))
+    }
+
+    /// A string id, escaped as JSON needs.
+    #[must_use]
+    pub fn from_string(s: &str) -> Self {
+        let mut out = bytes::BytesMut::new();
+        crate::encode::write_str(&mut out, s);
+        Self(SmallVec::from_slice(&out))
+    }
+
+    /// Borrows the id.
+    #[must_use]
+    pub fn as_id(&self) -> Id<'_> {
+        // INVARIANT: the bytes came from an `Id` (valid UTF-8 JSON) or from the constructors.
+        Id(core::str::from_utf8(&self.0).unwrap_or("null"))
+    }
+}
+
+impl fmt::Debug for IdBuf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.as_id(), f)
+    }
+}
+
+/// What a well-formed message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    /// `method` and `id`: an answer is due.
+    Request,
+    /// `method` without `id`: no answer is ever written.
+    Notification,
+    /// `result` and `id`.
+    Response,
+    /// `error`, with an id or `null`.
+    ErrorResponse,
+}
+
+/// A JSON-RPC 2.0 message viewed in place: every field borrows from the frame.
+#[derive(Debug, Clone)]
+pub struct Message<'buf> {
+    kind: MessageKind,
+    id: Option<Id<'buf>>,
+    method: Cow<'buf, str>,
+    params: Option<RawJson<'buf>>,
+    meta: Option<RawJson<'buf>>,
+    result: Option<RawJson<'buf>>,
+    error: Option<RawJson<'buf>>,
+}
+
+impl<'buf> Message<'buf> {
+    /// Request, notification, response or error response.
+    #[must_use]
+    pub const fn kind(&self) -> MessageKind {
+        self.kind
+    }
+
+    /// The id; `None` for a notification and for an error response with id `null`.
+    #[must_use]
+    pub const fn id(&self) -> Option<Id<'buf>> {
+        self.id
+    }
+
+    /// The method of a request or notification (`""` for responses).
+    /// It borrows from the frame unless the method was written with escapes.
+    #[must_use]
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The `params` value as sent (an object or an array).
+    #[must_use]
+    pub const fn params(&self) -> Option<RawJson<'buf>> {
+        self.params
+    }
+
+    /// `params._meta` as sent, when `params` is an object that has it (of any type).
+    /// Found during the validating pass, so reading the envelope needs no second walk over
+    /// `params`.
+    #[must_use]
+    pub const fn meta(&self) -> Option<RawJson<'buf>> {
+        self.meta
+    }
+
+    /// The envelope keys read from `params._meta` (empty when there is none).
+    #[must_use]
+    pub fn envelope(&self) -> Envelope<'buf> {
+        self.meta.map(Envelope::from_meta).unwrap_or_default()
+    }
+
+    /// The `result` value of a response.
+    #[must_use]
+    pub const fn result(&self) -> Option<RawJson<'buf>> {
+        self.result
+    }
+
+    /// The `error` value of an error response.
+    #[must_use]
+    pub const fn error(&self) -> Option<RawJson<'buf>> {
+        self.error
+    }
+
+    /// True for requests (an answer is due).
+    #[must_use]
+    pub fn is_request(&self) -> bool {
+        self.kind == MessageKind::Request
+    }
+}
+
+/// A frame that is not a valid message, with the id when one could be read, so the error
+/// answer can carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rejection<'buf> {
+    /// What is wrong; [`Error::rpc_code`] gives the answer's code.
+    pub error: Error,
+    /// The request's id, when the frame is JSON and its `id` could be read.
+    pub id: Option<Id<'buf>>,
+}
+
+impl From<Error> for Rejection<'_> {
+    fn from(error: Error) -> Self {
+        Self { error, id: None }
+    }
+}
+
+/// What a frame holds: one message, or (JSON-RPC batch) an array of them.
+#[derive(Debug, Clone)]
+pub enum Parsed<'buf> {
+    /// One message.
+    Single(Message<'buf>),
+    /// A non-empty JSON array, already validated; [`Batch::iter`] reads its elements.
+    Batch(Batch<'buf>),
+}
+
+/// A validated JSON array of messages (a JSON-RPC batch).
+#[derive(Debug, Clone, Copy)]
+pub struct Batch<'buf> {
+    text: &'buf str,
+}
+
+impl<'buf> Batch<'buf> {
+    /// Each element, read as a message; elements that are not valid messages are rejections.
+    pub fn iter(&self) -> impl Iterator<Item = Result<Message<'buf>, Rejection<'buf>>> + 'buf {
+        let mut sc = Scanner::validated(self.text);
+        sc.pos = 1;
+        let mut done = false;
+        core::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            sc.skip_ws();
+            let item = if sc.peek() == Some(b'{') {
+                read_object(&mut sc, 1)
+            } else {
+                let start = sc.pos;
+                let r = sc.value(1).map(|_| ());
+                debug_assert!(r.is_ok(), "batch text was validated");
+                let _ = start;
+                Err(Rejection::from(Error::NotAnObject))
+            };
+            sc.skip_ws();
+            if sc.peek() == Some(b',') {
+                sc.pos += 1;
+            } else {
+                done = true;
+            }
+            Some(item)
+        })
+    }
+
+    /// The array as sent.
+    #[must_use]
+    pub const fn as_str(&self) -> &'buf str {
+        self.text
+    }
+}
+
+/// Reads JSON-RPC messages from frames.
+///
+/// # Example
+///
+/// ```
+/// use janus_codec::{Parser, Parsed, MessageKind};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{}}}"#;
+/// let Ok(Parsed::Single(msg)) = Parser::new().parse(frame) else { panic!() };
+/// assert_eq!(msg.kind(), MessageKind::Request);
+/// assert_eq!(msg.id().unwrap().as_raw(), "7");
+/// assert_eq!(msg.method(), "tools/list");
+/// assert_eq!(msg.meta().unwrap().as_str(), "{}");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Parser {
+    max_depth: usize,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parser {
+    /// A parser with the default nesting limit ([`DEFAULT_MAX_DEPTH`]).
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Sets the nesting limit: the most containers a value may have around it, the
+    /// message's own object included.
+    pub fn max_depth(&mut self, n: usize) -> &mut Self {
+        self.max_depth = n;
+        self
+    }
+
+    /// Validates the whole frame as JSON and reads it as a JSON-RPC message (or batch).
+    ///
+    /// Nothing is allocated for a well-formed message whose method has no escapes.
+    ///
+    /// # Errors
+    ///
+    /// A [`Rejection`] when the frame is not UTF-8 or not JSON (`-32700`), or is JSON but not a
+    /// JSON-RPC 2.0 message (`-32600`, with the id where one could be read).
+    pub fn parse<'buf>(&self, frame: &'buf [u8]) -> Result<Parsed<'buf>, Rejection<'buf>> {
+        let text = simdutf8::basic::from_utf8(frame).map_err(|_| Error::InvalidUtf8)?;
+        let mut sc = Scanner::new(text, self.max_depth);
+        sc.skip_ws();
+        match sc.peek() {
+            Some(b'{') => {
+                let msg = read_object(&mut sc, 0);
+                if !sc.at_end() {
+                    return Err(Error::Syntax.into());
+                }
+                msg.map(Parsed::Single)
+            }
+            Some(b'[') => {
+                let start = sc.pos;
+                sc.value(0)?;
+                let array = sc.since(start);
+                if !sc.at_end() {
+                    return Err(Error::Syntax.into());
+                }
+                let mut inner = Scanner::validated(array);
+                inner.pos = 1;
+                inner.skip_ws();
+                if inner.peek() == Some(b']') {
+                    return Err(Error::EmptyBatch.into());
+                }
+                Ok(Parsed::Batch(Batch { text: array }))
+            }
+            Some(_) => {
+                sc.value(0)?;
+                if !sc.at_end() {
+                    return Err(Error::Syntax.into());
+                }
+                Err(Error::NotAnObject.into())
+            }
+            None => Err(Error::Truncated.into()),
+        }
+    }
+
+    /// Like [`Parser::parse`], but a batch is a rejection ([`Error::NotAnObject`]) after the
+    /// frame has been validated.
+    ///
+    /// # Errors
+    ///
+    /// As [`Parser::parse`].
+    pub fn parse_single<'buf>(&self, frame: &'buf [u8]) -> Result<Message<'buf>, Rejection<'buf>> {
+        match self.parse(frame)? {
+            Parsed::Single(m) => Ok(m),
+            Parsed::Batch(_) => Err(Error::NotAnObject.into()),
+        }
+    }
+}
+
+/// The members of a message object, as found (the last of a duplicated key wins).
+#[derive(Default)]
+struct Members<'buf> {
+    jsonrpc: Option<(RawJson<'buf>, Kind)>,
+    id: Option<(RawJson<'buf>, Kind)>,
+    method: Option<(RawJson<'buf>, Kind)>,
+    params: Option<(RawJson<'buf>, Kind)>,
+    meta: Option<RawJson<'buf>>,
+    result: Option<RawJson<'buf>>,
+    error: Option<RawJson<'buf>>,
+}
+
+/// Which member a key names.
+#[derive(Clone, Copy)]
+enum Field {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+#[inline]
+fn field(k: &str, escaped: bool) -> Field {
+    if escaped {
+        return [
+            ("jsonrpc", Field::Jsonrpc),
+            ("id", Field::Id),
+            ("method", Field::Method),
+            ("params", Field::Params),
+            ("result", Field::Result),
+            ("error", Field::Error),
+        ]
+        .into_iter()
+        .find(|(name, _)| raw_eq(k, true, name))
+        .map_or(Field::Other, |(_, f)| f);
+    }
+    match k {
+        "jsonrpc" => Field::Jsonrpc,
+        "id" => Field::Id,
+        "method" => Field::Method,
+        "params" => Field::Params,
+        "result" => Field::Result,
+        "error" => Field::Error,
+        _ => Field::Other,
+    }
+}
+
+/// Reads the object at the cursor (validating it whole) and classifies it.
+/// `depth` is the number of containers around the object.
+fn read_object<'buf>(
+    sc: &mut Scanner<'buf>,
+    depth: usize,
+) -> Result<Message<'buf>, Rejection<'buf>> {
+    let mut m = Members::default();
+    if sc.enter_object(depth)? {
+        loop {
+            let (k, escaped) = sc.key()?;
+            sc.skip_ws();
+            let start = sc.pos;
+            let f = field(k, escaped);
+            let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
+                m.meta = read_params(sc, depth + 1)?;
+                Kind::Object
+            } else {
+                sc.value(depth + 1)?
+            };
+            let v = RawJson(sc.since(start));
+            match f {
+                Field::Jsonrpc => m.jsonrpc = Some((v, kind)),
+                Field::Id => m.id = Some((v, kind)),
+                Field::Method => m.method = Some((v, kind)),
+                Field::Params => {
+                    if kind != Kind::Object {
+                        m.meta = None;
+                    }
+                    m.params = Some((v, kind));
+                }
+                Field::Result => m.result = Some(v),
+                Field::Error => m.error = Some(v),
+                Field::Other => {}
+            }
+            if !sc.member_end()? {
+                break;
+            }
+        }
+    }
+    classify(m)
+}
+
+/// Walks a `params` object, validating it, and returns its `_meta` member.
+fn read_params<'buf>(sc: &mut Scanner<'buf>, depth: usize) -> Result<Option<RawJson<'buf>>, Error> {
+    let mut meta = None;
+    if !sc.enter_object(depth)? {
+        return Ok(None);
+    }
+    loop {
+        let (k, escaped) = sc.key()?;
+        sc.skip_ws();
+        let start = sc.pos;
+        sc.value(depth + 1)?;
+        if raw_eq(k, escaped, "_meta") {
+            meta = Some(RawJson(sc.since(start)));
+        }
+        if !sc.member_end()? {
+            return Ok(meta);
+        }
+    }
+}
+
+fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
+    let id = match m.id {
+        Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id(v.0)),
+        _ => None,
+    };
+    let reject = |error| Err(Rejection { error, id });
+    match m.jsonrpc {
+        Some((v, Kind::String { escaped })) if raw_eq(&v.0[1..v.0.len() - 1], escaped, "2.0") => {}
+        _ => return reject(Error::BadVersion),
+    }
+    let id_is_null = matches!(m.id, Some((_, Kind::Null)));
+    if m.id.is_some() && id.is_none() && !id_is_null {
+        return reject(Error::BadId);
+    }
+    if let Some((method, kind)) = m.method {
+        let Kind::String { escaped } = kind else {
+            return reject(Error::BadMethod);
+        };
+        if m.result.is_some() || m.error.is_some() {
+            return reject(Error::Ambiguous);
+        }
+        if let Some((_, k)) = m.params {
+            if !matches!(k, Kind::Object | Kind::Array) {
+                return reject(Error::BadParams);
+            }
+        }
+        if id_is_null {
+            return reject(Error::BadId);
+        }
+        return Ok(Message {
+            kind: if id.is_some() {
+                MessageKind::Request
+            } else {
+                MessageKind::Notification
+            },
+            id,
+            method: decode(&method.0[1..method.0.len() - 1], escaped),
+            params: m.params.map(|p| p.0),
+            meta: m.meta,
+            result: None,
+            error: None,
+        });
+    }
+    let kind = match (m.result, m.error) {
+        (Some(_), Some(_)) => return reject(Error::Ambiguous),
+        (Some(_), None) if id.is_some() => MessageKind::Response,
+        (None, Some(_)) if id.is_some() || id_is_null => MessageKind::ErrorResponse,
+        (Some(_), None) if id_is_null => return reject(Error::BadId),
+        _ => return reject(Error::Incomplete),
+    };
+    Ok(Message {
+        kind,
+        id,
+        method: Cow::Borrowed(""),
+        params: None,
+        meta: None,
+        result: m.result,
+        error: m.error,
+    })
+}

@@ -1,0 +1,684 @@
+//! The structural scanner: one validating pass over JSON text, no DOM.
+//!
+//! The scanner walks a frame that is already known to be UTF-8 (the caller checks the whole
+//! frame at once with `simdutf8`) and checks the JSON grammar as RFC 8259 and `serde_json`
+//! define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
+//! pairs), numbers (grammar, and a value that fits a double, as `serde_json` demands),
+//! literals, and nesting up to a limit.
+//! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
+//! input can overflow the call stack.
+//!
+//! Strings are skipped with a word-at-a-time search for `"` and `\` on short runs and
+//! `memchr2` on long ones.
+//! Raw control characters are looked for once per frame ([`has_control`]): a frame without any
+//! (every compact frame) skips that check inside strings.
+
+use crate::Error;
+use smallvec::SmallVec;
+
+/// The kind of a JSON value, as seen from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Object,
+    Array,
+    /// A string; `escaped` is true when it holds at least one `\` escape.
+    String {
+        escaped: bool,
+    },
+    /// A number that `serde_json` reads as `i64` or `u64`.
+    Integer,
+    /// Any other number.
+    Float,
+    Bool,
+    Null,
+}
+
+/// True when `b` holds a byte below 0x20 (a control character).
+///
+/// Written as a plain fold so that LLVM vectorises it.
+#[inline]
+pub(crate) fn has_control(b: &[u8]) -> bool {
+    b.chunks(64).any(|c| c.iter().fold(false, |acc, &x| acc | (x < 0x20)))
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// A mask with the high bit set in every byte of `w` equal to `b` (exact for the lowest one).
+#[inline(always)]
+const fn eq_mask(w: u64, b: u8) -> u64 {
+    let x = w ^ (LO * b as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The offset of the first `"` or `\` in `s`.
+#[inline]
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    // Most strings in MCP traffic are short keys and values: test them a word at a time before
+    // paying for memchr's setup.
+    let mut i = 0;
+    while i + 8 <= s.len() && i < 64 {
+        let w = u64::from_le_bytes([
+            s[i],
+            s[i + 1],
+            s[i + 2],
+            s[i + 3],
+            s[i + 4],
+            s[i + 5],
+            s[i + 6],
+            s[i + 7],
+        ]);
+        let m = eq_mask(w, b'"') | eq_mask(w, b'\\');
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    if i < 64 {
+        return s[i..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')
+            .map(|p| p + i);
+    }
+    memchr::memchr2(b'"', b'\\', &s[i..]).map(|p| p + i)
+}
+
+/// A stack of container kinds, one bit each (1 = object), inline up to 128 levels.
+struct Containers {
+    bits: SmallVec<[u64; 2]>,
+    len: usize,
+}
+
+impl Containers {
+    #[inline]
+    fn new() -> Self {
+        Self {
+            bits: SmallVec::from_buf([0; 2]),
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, object: bool) {
+        let (w, b) = (self.len / 64, self.len % 64);
+        if w == self.bits.len() {
+            self.bits.push(0);
+        }
+        if object {
+            self.bits[w] |= 1 << b;
+        } else {
+            self.bits[w] &= !(1 << b);
+        }
+        self.len += 1;
+    }
+
+    /// Pops the top; returns whether it was an object.
+    #[inline]
+    fn pop(&mut self) -> bool {
+        let top = self.top();
+        self.len -= 1;
+        top
+    }
+
+    #[inline]
+    fn top(&self) -> bool {
+        let i = self.len - 1;
+        self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// A cursor over one JSON text.
+pub(crate) struct Scanner<'buf> {
+    /// The whole text. INVARIANT: valid UTF-8 (it is a `&str`).
+    pub(crate) s: &'buf str,
+    b: &'buf [u8],
+    pub(crate) pos: usize,
+    max_depth: usize,
+    /// False when the text has a byte below 0x20 somewhere, so strings must be checked for them.
+    clean: bool,
+}
+
+impl<'buf> Scanner<'buf> {
+    pub(crate) fn new(s: &'buf str, max_depth: usize) -> Self {
+        let b = s.as_bytes();
+        Self {
+            s,
+            b,
+            pos: 0,
+            max_depth,
+            clean: !has_control(b),
+        }
+    }
+
+    /// A scanner over text that an earlier pass validated; `depth` limits are not checked again.
+    pub(crate) fn validated(s: &'buf str) -> Self {
+        let mut sc = Self::new(s, usize::MAX);
+        // Validated text has no raw control characters inside strings.
+        sc.clean = true;
+        sc
+    }
+
+    #[inline(always)]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    #[inline(always)]
+    pub(crate) fn skip_ws(&mut self) {
+        while let Some(&c) = self.b.get(self.pos) {
+            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Skips white space, then takes `c` or fails.
+    #[inline(always)]
+    pub(crate) fn expect(&mut self, c: u8) -> Result<(), Error> {
+        self.skip_ws();
+        match self.peek() {
+            Some(x) if x == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// The text from `start` to the cursor.
+    #[inline(always)]
+    pub(crate) fn since(&self, start: usize) -> &'buf str {
+        &self.s[start..self.pos]
+    }
+
+    /// True when only white space is left.
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.skip_ws();
+        self.pos == self.b.len()
+    }
+
+    /// Reads a string whose opening quote is at the cursor.
+    /// Returns its contents (between the quotes, escapes left as they are) and whether it holds
+    /// an escape.
+    #[inline]
+    pub(crate) fn string(&mut self) -> Result<(&'buf str, bool), Error> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            let rest = &self.b[i..];
+            let Some(off) = find_quote_or_backslash(rest) else {
+                return Err(if self.clean || !has_control(rest) {
+                    Error::Truncated
+                } else {
+                    Error::BadString
+                });
+            };
+            if !self.clean && has_control(&rest[..off]) {
+                return Err(Error::BadString);
+            }
+            i += off;
+            if self.b[i] == b'"' {
+                self.pos = i + 1;
+                return Ok((&self.s[start..i], escaped));
+            }
+            escaped = true;
+            i = self.escape(i)?;
+        }
+    }
+
+    /// Checks the escape whose `\` is at `i`; returns the offset just after it.
+    fn escape(&self, i: usize) -> Result<usize, Error> {
+        match self.b.get(i + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
+            Some(b'u') => {
+                let unit = self.hex4(i + 2)?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        // NB. serde_json refuses a high surrogate that is not followed by a low one.
+                        if self.b.get(i + 6) == Some(&b'\\') && self.b.get(i + 7) == Some(&b'u') {
+                            let low = self.hex4(i + 8)?;
+                            if (0xDC00..=0xDFFF).contains(&low) {
+                                return Ok(i + 12);
+                            }
+                        } else if i + 6 >= self.b.len() {
+                            return Err(Error::Truncated);
+                        }
+                        Err(Error::LoneSurrogate)
+                    }
+                    0xDC00..=0xDFFF => Err(Error::LoneSurrogate),
+                    _ => Ok(i + 6),
+                }
+            }
+            Some(_) => Err(Error::BadString),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u16, Error> {
+        let Some(d) = self.b.get(at..at + 4) else {
+            return Err(if self.b[at.min(self.b.len())..]
+                .iter()
+                .all(u8::is_ascii_hexdigit)
+            {
+                Error::Truncated
+            } else {
+                Error::BadString
+            });
+        };
+        let mut v = 0u16;
+        for &c in d {
+            let n = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                _ => return Err(Error::BadString),
+            };
+            v = (v << 4) | u16::from(n);
+        }
+        Ok(v)
+    }
+
+    /// Reads a number at the cursor; returns whether `serde_json` would read it as an integer.
+    fn number(&mut self) -> Result<bool, Error> {
+        let b = self.b;
+        let start = self.pos;
+        let mut i = start;
+        let negative = b[i] == b'-';
+        if negative {
+            i += 1;
+        }
+        let int_start = i;
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while matches!(b.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            Some(_) => return Err(Error::BadNumber),
+            None => return Err(Error::Truncated),
+        }
+        let int_digits = i - int_start;
+        let int_is_zero = b[int_start] == b'0';
+        let mut integer = true;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let d = i;
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            if i == d {
+                return Err(if i == b.len() {
+                    Error::Truncated
+                } else {
+                    Error::BadNumber
+                });
+            }
+            integer = false;
+        }
+        let mut exp: i64 = 0;
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            let neg_exp = match b.get(i) {
+                Some(b'-') => {
+                    i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let d = i;
+            while let Some(&c @ b'0'..=b'9') = b.get(i) {
+                exp = exp.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+                i += 1;
+            }
+            if i == d {
+                return Err(if i == b.len() {
+                    Error::Truncated
+                } else {
+                    Error::BadNumber
+                });
+            }
+            if neg_exp {
+                exp = -exp;
+            }
+            integer = false;
+        }
+        self.pos = i;
+        // serde_json reads `-0` as a float, and integers beyond i64/u64 as floats.
+        if integer {
+            let digits = &b[int_start..i];
+            let fits = if negative {
+                !int_is_zero && fits_under(digits, b"9223372036854775808")
+            } else {
+                fits_under(digits, b"18446744073709551615")
+            };
+            if fits {
+                return Ok(true);
+            }
+        }
+        // serde_json refuses a number whose value overflows a double. Anything below 10^300 is
+        // finite; only the rare rest is parsed to find out.
+        let magnitude = if int_is_zero {
+            exp
+        } else {
+            exp.saturating_add(int_digits as i64)
+        };
+        if magnitude > 300 {
+            let v: f64 = self.s[start..i].parse().map_err(|_| Error::BadNumber)?;
+            if v.is_infinite() {
+                return Err(Error::BadNumber);
+            }
+        }
+        Ok(false)
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), Error> {
+        let end = self.pos + word.len();
+        match self.b.get(self.pos..end) {
+            Some(w) if w == word => {
+                self.pos = end;
+                Ok(())
+            }
+            Some(_) => Err(Error::Syntax),
+            None if word.starts_with(&self.b[self.pos..]) => Err(Error::Truncated),
+            None => Err(Error::Syntax),
+        }
+    }
+
+    /// Validates and skips one value at the cursor (white space before it included).
+    ///
+    /// `depth` is the number of containers already open around the value; opening one more
+    /// than the scanner's limit allows is [`Error::TooDeep`].
+    pub(crate) fn value(&mut self, depth: usize) -> Result<Kind, Error> {
+        let mut stack = Containers::new();
+        'value: loop {
+            self.skip_ws();
+            let Some(c) = self.peek() else {
+                return Err(Error::Truncated);
+            };
+            let kind = match c {
+                b'{' | b'[' => {
+                    if depth + stack.len + 1 > self.max_depth {
+                        return Err(Error::TooDeep);
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    let object = c == b'{';
+                    let close = if object { b'}' } else { b']' };
+                    match self.peek() {
+                        Some(x) if x == close => {
+                            self.pos += 1;
+                            if object { Kind::Object } else { Kind::Array }
+                        }
+                        Some(_) => {
+                            stack.push(object);
+                            if object {
+                                self.key()?;
+                            }
+                            continue 'value;
+                        }
+                        None => return Err(Error::Truncated),
+                    }
+                }
+                b'"' => Kind::String {
+                    escaped: self.string()?.1,
+                },
+                b'-' | b'0'..=b'9' => {
+                    if self.number()? {
+                        Kind::Integer
+                    } else {
+                        Kind::Float
+                    }
+                }
+                b't' => {
+                    self.literal(b"true")?;
+                    Kind::Bool
+                }
+                b'f' => {
+                    self.literal(b"false")?;
+                    Kind::Bool
+                }
+                b'n' => {
+                    self.literal(b"null")?;
+                    Kind::Null
+                }
+                _ => return Err(Error::Syntax),
+            };
+            if stack.len == 0 {
+                return Ok(kind);
+            }
+            // A value inside a container ended: take separators and closers.
+            loop {
+                self.skip_ws();
+                let object = stack.top();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if object {
+                            self.key()?;
+                        }
+                        continue 'value;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    Some(_) => return Err(Error::Syntax),
+                    None => return Err(Error::Truncated),
+                }
+                self.pos += 1;
+                let was_object = stack.pop();
+                if stack.len == 0 {
+                    return Ok(if was_object {
+                        Kind::Object
+                    } else {
+                        Kind::Array
+                    });
+                }
+            }
+        }
+    }
+
+    /// Reads `"key" :` (white space around it included) and returns the raw key.
+    #[inline]
+    pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'"') => {}
+            Some(_) => return Err(Error::Syntax),
+            None => return Err(Error::Truncated),
+        }
+        let k = self.string()?;
+        self.expect(b':')?;
+        Ok(k)
+    }
+
+    /// After a member value: `Ok(true)` at `,` (another member follows), `Ok(false)` at `}`.
+    #[inline]
+    pub(crate) fn member_end(&mut self) -> Result<bool, Error> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// At `{`: enters the object. `Ok(false)` when it is empty (and consumed whole).
+    #[inline]
+    pub(crate) fn enter_object(&mut self, depth: usize) -> Result<bool, Error> {
+        if depth + 1 > self.max_depth {
+            return Err(Error::TooDeep);
+        }
+        self.pos += 1;
+        self.skip_ws();
+        match self.peek() {
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Ok(true),
+            None => Err(Error::Truncated),
+        }
+    }
+}
+
+/// True when the decimal `digits` (no sign, no leading zero) are at most `max`.
+fn fits_under(digits: &[u8], max: &[u8]) -> bool {
+    digits.len() < max.len() || (digits.len() == max.len() && digits <= max)
+}
+
+/// Compares a raw string (as between its quotes) with `want`, decoding escapes when there are
+/// any. `want` must not need escaping.
+#[inline]
+pub(crate) fn raw_eq(raw: &str, escaped: bool, want: &str) -> bool {
+    if !escaped {
+        return raw == want;
+    }
+    // An escape is at least two bytes for one, so a decoded match is never longer than raw.
+    if raw.len() < want.len() {
+        return false;
+    }
+    let mut w = want.bytes();
+    let mut ok = true;
+    for_each_char(raw, |c| {
+        let mut tmp = [0u8; 4];
+        for b in c.encode_utf8(&mut tmp).bytes() {
+            if w.next() != Some(b) {
+                ok = false;
+            }
+        }
+    });
+    ok && w.next().is_none()
+}
+
+/// Decodes a validated raw string (as between its quotes) into `out`.
+pub(crate) fn unescape_into(raw: &str, out: &mut String) {
+    out.reserve(raw.len());
+    for_each_char(raw, |c| out.push(c));
+}
+
+/// Calls `f` with each character of a validated raw string, escapes decoded.
+fn for_each_char(raw: &str, mut f: impl FnMut(char)) {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    let mut run = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        raw[run..i].chars().for_each(&mut f);
+        let (c, len) = match b[i + 1] {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            _ => {
+                let hi = hex(&b[i + 2..i + 6]);
+                if (0xD800..0xDC00).contains(&hi) {
+                    let lo = hex(&b[i + 8..i + 12]);
+                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12)
+                } else {
+                    (char::from_u32(hi).unwrap_or('\u{FFFD}'), 6)
+                }
+            }
+        };
+        f(c);
+        i += len;
+        run = i;
+    }
+    raw[run..].chars().for_each(f);
+}
+
+fn hex(d: &[u8]) -> u32 {
+    d.iter().fold(0, |v, &c| {
+        let n = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => c - b'A' + 10,
+        };
+        (v << 4) | u32::from(n)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(s: &str, depth: usize) -> Result<Kind, Error> {
+        let mut sc = Scanner::new(s, depth);
+        let k = sc.value(0)?;
+        if sc.at_end() { Ok(k) } else { Err(Error::Syntax) }
+    }
+
+    #[test]
+    fn word_search_finds_the_first_special_byte() {
+        let mut s = vec![b'a'; 200];
+        for at in 0..200 {
+            s[at] = b'"';
+            assert_eq!(find_quote_or_backslash(&s), Some(at));
+            s[at] = b'\\';
+            assert_eq!(find_quote_or_backslash(&s), Some(at));
+            s[at] = b'a';
+        }
+        assert_eq!(find_quote_or_backslash(&s), None);
+    }
+
+    #[test]
+    fn depth_limit_counts_containers() {
+        let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert_eq!(check(&ok, 128), Ok(Kind::Array));
+        let deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert_eq!(check(&deep, 128), Err(Error::TooDeep));
+        let huge = "[".repeat(1_000_000);
+        assert_eq!(check(&huge, 128), Err(Error::TooDeep));
+        assert_eq!(check(&huge, usize::MAX), Err(Error::Truncated));
+    }
+
+    #[test]
+    fn numbers_follow_serde_json() {
+        assert_eq!(check("18446744073709551615", 8), Ok(Kind::Integer));
+        assert_eq!(check("18446744073709551616", 8), Ok(Kind::Float));
+        assert_eq!(check("-9223372036854775808", 8), Ok(Kind::Integer));
+        assert_eq!(check("-9223372036854775809", 8), Ok(Kind::Float));
+        assert_eq!(check("-0", 8), Ok(Kind::Float));
+        assert_eq!(check("1e308", 8), Ok(Kind::Float));
+        assert_eq!(check("1e309", 8), Err(Error::BadNumber));
+        assert_eq!(check("0e99999999999999999999", 8), Ok(Kind::Float));
+        assert_eq!(check("01", 8), Err(Error::Syntax));
+        assert_eq!(check("1.", 8), Err(Error::Truncated));
+        assert_eq!(check("1.e5", 8), Err(Error::BadNumber));
+        assert_eq!(check("-", 8), Err(Error::Truncated));
+        assert_eq!(check("+1", 8), Err(Error::Syntax));
+    }
+
+    #[test]
+    fn escapes_decode_and_compare() {
+        let mut out = String::new();
+        unescape_into(r#"a\u00e9\n\ud83d\ude00\/"#, &mut out);
+        assert_eq!(out, "a\u{e9}\n\u{1F600}/");
+        assert!(raw_eq(r"js\u006fnrpc", true, "jsonrpc"));
+        assert!(!raw_eq(r"js\u006fnrpcx", true, "jsonrpc"));
+        assert!(!raw_eq(r"js\u006fr", true, "jsonrpc"));
+    }
+}
