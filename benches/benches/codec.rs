@@ -137,7 +137,10 @@ fn encoding(c: &mut Criterion) {
     // The text of the 64 KiB tool result, decoded: what an echo handler writes back.
     let item = corpus::large_tool_result();
     let v: serde_json::Value = serde_json::from_slice(baseline::line(&item.frame)).unwrap();
-    let text = v["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let id = IdBuf::from_i64(7);
     let mut g = c.benchmark_group("encode/text result 64 KiB");
     g.throughput(Throughput::Bytes(text.len() as u64));
@@ -148,7 +151,11 @@ fn encoding(c: &mut Criterion) {
             encode::begin_result(&mut out, id.as_id());
             let mut w = encode::JsonWriter::new(&mut out);
             w.begin_object().key("content").begin_array();
-            w.begin_object().key("type").str("text").key("text").str(&text);
+            w.begin_object()
+                .key("type")
+                .str("text")
+                .key("text")
+                .str(&text);
             w.end_object().end_array().end_object();
             encode::end_message(&mut out);
             out.len()

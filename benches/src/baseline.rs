@@ -47,11 +47,7 @@ struct ParamsMeta<'a> {
 struct Meta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
     protocol_version: Option<&'a RawValue>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        default,
-        borrow
-    )]
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
     _client_capabilities: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
     _client_info: Option<&'a RawValue>,
@@ -110,8 +106,8 @@ pub fn simd_borrowed(frame: &[u8], scratch: &mut SimdScratch) -> Option<(bool, b
     use simd_json::prelude::*;
     scratch.copy.clear();
     scratch.copy.extend_from_slice(line(frame));
-    let v = simd_json::to_borrowed_value_with_buffers(&mut scratch.copy, &mut scratch.buffers)
-        .ok()?;
+    let v =
+        simd_json::to_borrowed_value_with_buffers(&mut scratch.copy, &mut scratch.buffers).ok()?;
     if v.get_str("jsonrpc")? != "2.0" {
         return None;
     }
@@ -134,18 +130,21 @@ mod tests {
     fn baselines_agree_with_janus_on_the_corpus() {
         let mut scratch = SimdScratch::default();
         for item in corpus::all() {
-            let janus = janus_codec::classify(line(&item.frame))
-                .ok()
-                .map(|(k, e)| {
-                    (
-                        k == janus_codec::MessageKind::Request,
-                        e == janus_codec::Era::Modern,
-                    )
-                });
+            let janus = janus_codec::classify(line(&item.frame)).ok().map(|(k, e)| {
+                (
+                    k == janus_codec::MessageKind::Request,
+                    e == janus_codec::Era::Modern,
+                )
+            });
             assert!(janus.is_some(), "{}", item.name);
             assert_eq!(serde_envelope(&item.frame), janus, "{}", item.name);
             assert_eq!(serde_value(&item.frame), janus, "{}", item.name);
-            assert_eq!(simd_borrowed(&item.frame, &mut scratch), janus, "{}", item.name);
+            assert_eq!(
+                simd_borrowed(&item.frame, &mut scratch),
+                janus,
+                "{}",
+                item.name
+            );
         }
     }
 }

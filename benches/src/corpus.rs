@@ -136,13 +136,24 @@ mod tests {
 
     #[test]
     fn every_item_is_one_valid_json_line_of_its_size() {
-        let sizes = [(120, 200), (250, 350), (30_000, 40_000), (65_536, 70_000), (1 << 20, (1 << 20) + 400)];
+        let sizes = [
+            (120, 200),
+            (250, 350),
+            (30_000, 40_000),
+            (65_536, 70_000),
+            (1 << 20, (1 << 20) + 400),
+        ];
         for (item, (lo, hi)) in all().iter().zip(sizes) {
             let (body, nl) = item.frame.split_at(item.frame.len() - 1);
             assert_eq!(nl, b"\n");
             assert!(!body.contains(&b'\n'), "{}", item.name);
             let _: serde_json::Value = serde_json::from_slice(body).expect(item.name);
-            assert!((lo..hi).contains(&item.frame.len()), "{}: {}", item.name, item.frame.len());
+            assert!(
+                (lo..hi).contains(&item.frame.len()),
+                "{}: {}",
+                item.name,
+                item.frame.len()
+            );
         }
     }
 }

@@ -154,7 +154,13 @@ pub fn measure(item: &Item, rounds: usize) -> ItemReport {
     for round in 0..=rounds {
         for (i, who) in Contender::ALL.into_iter().enumerate() {
             let (d, ok) = time_stream(who, &stream, len, &mut scratch);
-            assert_eq!(ok, n, "{} read {ok} of {n} frames of {}", who.name(), item.name);
+            assert_eq!(
+                ok,
+                n,
+                "{} read {ok} of {n} frames of {}",
+                who.name(),
+                item.name
+            );
             // Round 0 warms caches and allocators up and is not counted.
             if round > 0 {
                 times[i].push(d.as_secs_f64());
@@ -167,11 +173,7 @@ pub fn measure(item: &Item, rounds: usize) -> ItemReport {
         .map(|(i, who)| {
             let mut per_msg: Vec<f64> = times[i].iter().map(|t| t / n as f64 * 1e9).collect();
             let mut bps: Vec<f64> = times[i].iter().map(|t| (len * n) as f64 / t).collect();
-            let mut ratio: Vec<f64> = times[i]
-                .iter()
-                .zip(&times[0])
-                .map(|(t, j)| t / j)
-                .collect();
+            let mut ratio: Vec<f64> = times[i].iter().zip(&times[0]).map(|(t, j)| t / j).collect();
             Figure {
                 who,
                 ns_per_msg: median(&mut per_msg),
@@ -241,11 +243,7 @@ impl fmt::Display for Report {
                         human_rate(fig.bytes_per_sec)
                     )?;
                 } else {
-                    write!(
-                        f,
-                        " {:.0} ns ({:.1}x) |",
-                        fig.ns_per_msg, fig.janus_speedup
-                    )?;
+                    write!(f, " {:.0} ns ({:.1}x) |", fig.ns_per_msg, fig.janus_speedup)?;
                 }
             }
             writeln!(f)?;

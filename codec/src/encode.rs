@@ -360,7 +360,10 @@ mod tests {
                 assert_eq!(next_escape(&s, 0), Some(at));
             }
         }
-        assert_eq!(next_escape(&[0x7f, b' ', 0xc3, 0xa9, b'~', 0x20, 0x21, 0xff], 0), None);
+        assert_eq!(
+            next_escape(&[0x7f, b' ', 0xc3, 0xa9, b'~', 0x20, 0x21, 0xff], 0),
+            None
+        );
     }
 
     #[test]

@@ -81,16 +81,22 @@ impl<'buf> Envelope<'buf> {
     pub fn from_meta(meta: RawJson<'buf>) -> Self {
         let mut env = Self::default();
         for_each_member(meta, |k, escaped, v| {
-            let slot = if escaped {
-                env.slot_escaped(k)
-            } else {
-                env.slot(k)
-            };
-            if let Some(slot) = slot {
-                *slot = Some(v);
-            }
+            env.set(k, escaped, v);
         });
         env
+    }
+
+    /// Records `v` when the raw key `k` is one of the envelope's keys.
+    #[inline]
+    pub(crate) fn set(&mut self, k: &str, escaped: bool, v: RawJson<'buf>) {
+        let slot = if escaped {
+            self.slot_escaped(k)
+        } else {
+            self.slot(k)
+        };
+        if let Some(slot) = slot {
+            *slot = Some(v);
+        }
     }
 
     /// Reads the envelope from the text of `params`: finds `_meta` among its members first.

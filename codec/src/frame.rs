@@ -231,7 +231,10 @@ mod tests {
         let mut c = FrameCodec::new();
         c.max_frame_len(4);
         let mut buf = BytesMut::from(&b"12345\nabcd\r\n"[..]);
-        assert_eq!(frames(&mut c, &mut buf), vec![Frame::Oversize, line("abcd")]);
+        assert_eq!(
+            frames(&mut c, &mut buf),
+            vec![Frame::Oversize, line("abcd")]
+        );
         // Detected before its newline arrives, then dropped as it streams in.
         let mut buf = BytesMut::from(&b"123456"[..]);
         assert_eq!(c.decode_frame(&mut buf), Some(Frame::Oversize));

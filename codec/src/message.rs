@@ -139,7 +139,11 @@ impl<'buf> Id<'buf> {
     /// The value of an integer id that fits an `i64`.
     #[must_use]
     pub fn as_i64(self) -> Option<i64> {
-        if self.is_string() { None } else { self.0.parse().ok() }
+        if self.is_string() {
+            None
+        } else {
+            self.0.parse().ok()
+        }
     }
 
     /// The decoded text of a string id.
@@ -233,6 +237,7 @@ pub struct Message<'buf> {
     method: Cow<'buf, str>,
     params: Option<RawJson<'buf>>,
     meta: Option<RawJson<'buf>>,
+    envelope: Envelope<'buf>,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
 }
@@ -271,10 +276,11 @@ impl<'buf> Message<'buf> {
         self.meta
     }
 
-    /// The envelope keys read from `params._meta` (empty when there is none).
+    /// The envelope keys read from `params._meta` (empty when there is none), found during
+    /// the validating pass.
     #[must_use]
-    pub fn envelope(&self) -> Envelope<'buf> {
-        self.meta.map(Envelope::from_meta).unwrap_or_default()
+    pub const fn envelope(&self) -> Envelope<'buf> {
+        self.envelope
     }
 
     /// The `result` value of a response.
@@ -472,7 +478,7 @@ struct Members<'buf> {
     id: Option<(RawJson<'buf>, Kind)>,
     method: Option<(RawJson<'buf>, Kind)>,
     params: Option<(RawJson<'buf>, Kind)>,
-    meta: Option<RawJson<'buf>>,
+    meta: Option<(RawJson<'buf>, Envelope<'buf>)>,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
 }
@@ -515,6 +521,29 @@ fn field(k: &str, escaped: bool) -> Field {
     }
 }
 
+/// Recognises a compact member key (`"id":` and the like) at the start of `rest` without
+/// scanning it as a string; returns the field and the length taken (quotes and colon).
+#[inline(always)]
+fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
+    const KEYS: [(&[u8], Field); 5] = [
+        (br#""id":"#, Field::Id),
+        (br#""method":"#, Field::Method),
+        (br#""params":"#, Field::Params),
+        (br#""result":"#, Field::Result),
+        (br#""error":"#, Field::Error),
+    ];
+    let c = *rest.get(1)?;
+    let (k, f) = match c {
+        b'i' => KEYS[0],
+        b'm' => KEYS[1],
+        b'p' => KEYS[2],
+        b'r' => KEYS[3],
+        b'e' => KEYS[4],
+        _ => return None,
+    };
+    rest.starts_with(k).then_some((f, k.len()))
+}
+
 /// Reads the object at the cursor (validating it whole) and classifies it.
 /// `depth` is the number of containers around the object.
 fn read_object<'buf>(
@@ -524,10 +553,31 @@ fn read_object<'buf>(
     let mut m = Members::default();
     if sc.enter_object(depth)? {
         loop {
-            let (k, escaped) = sc.key()?;
+            // Compact clients write `{"jsonrpc":"2.0",...`: take that member whole.
+            const JSONRPC: &[u8] = br#""jsonrpc":"2.0""#;
+            if sc.rest().starts_with(JSONRPC) {
+                sc.pos += JSONRPC.len();
+                m.jsonrpc = Some((
+                    RawJson(&sc.s[sc.pos - 5..sc.pos]),
+                    Kind::String { escaped: false },
+                ));
+                if !sc.member_end()? {
+                    break;
+                }
+                continue;
+            }
+            let f = match fast_key(sc.rest()) {
+                Some((f, len)) => {
+                    sc.pos += len;
+                    f
+                }
+                None => {
+                    let (k, escaped) = sc.key()?;
+                    field(k, escaped)
+                }
+            };
             sc.skip_ws();
             let start = sc.pos;
-            let f = field(k, escaped);
             let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
                 m.meta = read_params(sc, depth + 1)?;
                 Kind::Object
@@ -557,8 +607,12 @@ fn read_object<'buf>(
     classify(m)
 }
 
-/// Walks a `params` object, validating it, and returns its `_meta` member.
-fn read_params<'buf>(sc: &mut Scanner<'buf>, depth: usize) -> Result<Option<RawJson<'buf>>, Error> {
+/// Walks a `params` object, validating it, and returns its `_meta` member with the envelope
+/// read from it on the way (so the envelope costs no second walk).
+fn read_params<'buf>(
+    sc: &mut Scanner<'buf>,
+    depth: usize,
+) -> Result<Option<(RawJson<'buf>, Envelope<'buf>)>, Error> {
     let mut meta = None;
     if !sc.enter_object(depth)? {
         return Ok(None);
@@ -567,12 +621,39 @@ fn read_params<'buf>(sc: &mut Scanner<'buf>, depth: usize) -> Result<Option<RawJ
         let (k, escaped) = sc.key()?;
         sc.skip_ws();
         let start = sc.pos;
-        sc.value(depth + 1)?;
-        if raw_eq(k, escaped, "_meta") {
-            meta = Some(RawJson(sc.since(start)));
+        let is_meta = raw_eq(k, escaped, "_meta");
+        let mut env = Envelope::default();
+        if is_meta && sc.peek() == Some(b'{') {
+            read_meta(sc, depth + 1, &mut env)?;
+        } else {
+            sc.value(depth + 1)?;
+        }
+        if is_meta {
+            meta = Some((RawJson(sc.since(start)), env));
         }
         if !sc.member_end()? {
             return Ok(meta);
+        }
+    }
+}
+
+/// Walks a `_meta` object, validating it, and records the envelope keys in `env`.
+fn read_meta<'buf>(
+    sc: &mut Scanner<'buf>,
+    depth: usize,
+    env: &mut Envelope<'buf>,
+) -> Result<(), Error> {
+    if !sc.enter_object(depth)? {
+        return Ok(());
+    }
+    loop {
+        let (k, escaped) = sc.key()?;
+        sc.skip_ws();
+        let start = sc.pos;
+        sc.value(depth + 1)?;
+        env.set(k, escaped, RawJson(sc.since(start)));
+        if !sc.member_end()? {
+            return Ok(());
         }
     }
 }
@@ -615,7 +696,8 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
             id,
             method: decode(&method.0[1..method.0.len() - 1], escaped),
             params: m.params.map(|p| p.0),
-            meta: m.meta,
+            meta: m.meta.map(|m| m.0),
+            envelope: m.meta.map(|m| m.1).unwrap_or_default(),
             result: None,
             error: None,
         });
@@ -633,6 +715,7 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
         method: Cow::Borrowed(""),
         params: None,
         meta: None,
+        envelope: Envelope::default(),
         result: m.result,
         error: m.error,
     })

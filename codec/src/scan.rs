@@ -38,7 +38,8 @@ pub(crate) enum Kind {
 /// Written as a plain fold so that LLVM vectorises it.
 #[inline]
 pub(crate) fn has_control(b: &[u8]) -> bool {
-    b.chunks(64).any(|c| c.iter().fold(false, |acc, &x| acc | (x < 0x20)))
+    b.chunks(64)
+        .any(|c| c.iter().fold(false, |acc, &x| acc | (x < 0x20)))
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -51,30 +52,22 @@ const fn eq_mask(w: u64, b: u8) -> u64 {
     x.wrapping_sub(LO) & !x & HI
 }
 
-/// The offset of the first `"` or `\` in `s`.
+/// The offset of the first `"` or `\` in `s`: a word at a time over the first `window`
+/// bytes, then memchr2.
 #[inline]
-fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+fn find_quote_or_backslash(s: &[u8], window: usize) -> Option<usize> {
     // Most strings in MCP traffic are short keys and values: test them a word at a time before
     // paying for memchr's setup.
     let mut i = 0;
-    while i + 8 <= s.len() && i < 64 {
-        let w = u64::from_le_bytes([
-            s[i],
-            s[i + 1],
-            s[i + 2],
-            s[i + 3],
-            s[i + 4],
-            s[i + 5],
-            s[i + 6],
-            s[i + 7],
-        ]);
+    while let Some(word) = s.get(i..i + 8).filter(|_| i < window) {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
         let m = eq_mask(w, b'"') | eq_mask(w, b'\\');
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
-    if i < 64 {
+    if i < window {
         return s[i..]
             .iter()
             .position(|&b| b == b'"' || b == b'\\')
@@ -187,6 +180,12 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
+    /// The bytes from the cursor on.
+    #[inline(always)]
+    pub(crate) fn rest(&self) -> &'buf [u8] {
+        &self.b[self.pos.min(self.b.len())..]
+    }
+
     /// The text from `start` to the cursor.
     #[inline(always)]
     pub(crate) fn since(&self, start: usize) -> &'buf str {
@@ -206,27 +205,51 @@ impl<'buf> Scanner<'buf> {
     pub(crate) fn string(&mut self) -> Result<(&'buf str, bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         let start = self.pos + 1;
-        let mut i = start;
-        let mut escaped = false;
+        // Most strings are short and plain: a word-at-a-time look finds their end.
+        let Some(first) = find_quote_or_backslash(&self.b[start..], 64) else {
+            return Err(self.unterminated(start));
+        };
+        if self.b[start + first] == b'"' {
+            return self.string_end(start, start + first, false);
+        }
+        // After an escape the next special byte is often near (escaped text is dense with
+        // them): look a few words ahead before paying for memchr2's setup.
+        let mut i = start + first;
         loop {
-            let rest = &self.b[i..];
-            let Some(off) = find_quote_or_backslash(rest) else {
-                return Err(if self.clean || !has_control(rest) {
-                    Error::Truncated
-                } else {
-                    Error::BadString
-                });
-            };
-            if !self.clean && has_control(&rest[..off]) {
-                return Err(Error::BadString);
-            }
-            i += off;
             if self.b[i] == b'"' {
-                self.pos = i + 1;
-                return Ok((&self.s[start..i], escaped));
+                return self.string_end(start, i, true);
             }
-            escaped = true;
             i = self.escape(i)?;
+            let Some(off) = find_quote_or_backslash(&self.b[i..], 16) else {
+                break;
+            };
+            i += off;
+        }
+        Err(self.unterminated(start))
+    }
+
+    /// Ends the string that runs from `start` to its closing quote at `end`.
+    #[inline(always)]
+    fn string_end(
+        &mut self,
+        start: usize,
+        end: usize,
+        escaped: bool,
+    ) -> Result<(&'buf str, bool), Error> {
+        if !self.clean && has_control(&self.b[start..end]) {
+            return Err(Error::BadString);
+        }
+        self.pos = end + 1;
+        Ok((&self.s[start..end], escaped))
+    }
+
+    /// The fault of a string that has no closing quote.
+    #[cold]
+    fn unterminated(&self, start: usize) -> Error {
+        if !self.clean && has_control(&self.b[start..]) {
+            Error::BadString
+        } else {
+            Error::Truncated
         }
     }
 
@@ -260,14 +283,16 @@ impl<'buf> Scanner<'buf> {
 
     fn hex4(&self, at: usize) -> Result<u16, Error> {
         let Some(d) = self.b.get(at..at + 4) else {
-            return Err(if self.b[at.min(self.b.len())..]
-                .iter()
-                .all(u8::is_ascii_hexdigit)
-            {
-                Error::Truncated
-            } else {
-                Error::BadString
-            });
+            return Err(
+                if self.b[at.min(self.b.len())..]
+                    .iter()
+                    .all(u8::is_ascii_hexdigit)
+                {
+                    Error::Truncated
+                } else {
+                    Error::BadString
+                },
+            );
         };
         let mut v = 0u16;
         for &c in d {
@@ -628,7 +653,11 @@ mod tests {
     fn check(s: &str, depth: usize) -> Result<Kind, Error> {
         let mut sc = Scanner::new(s, depth);
         let k = sc.value(0)?;
-        if sc.at_end() { Ok(k) } else { Err(Error::Syntax) }
+        if sc.at_end() {
+            Ok(k)
+        } else {
+            Err(Error::Syntax)
+        }
     }
 
     #[test]
@@ -636,12 +665,12 @@ mod tests {
         let mut s = vec![b'a'; 200];
         for at in 0..200 {
             s[at] = b'"';
-            assert_eq!(find_quote_or_backslash(&s), Some(at));
+            assert_eq!(find_quote_or_backslash(&s, 64), Some(at));
             s[at] = b'\\';
-            assert_eq!(find_quote_or_backslash(&s), Some(at));
+            assert_eq!(find_quote_or_backslash(&s, 64), Some(at));
             s[at] = b'a';
         }
-        assert_eq!(find_quote_or_backslash(&s), None);
+        assert_eq!(find_quote_or_backslash(&s, 16), None);
     }
 
     #[test]
