@@ -426,6 +426,13 @@ impl Parser {
         match sc.peek() {
             Some(b'{') => {
                 let msg = read_object(&mut sc, 0);
+                // A fault in the JSON text stops the scan where it is: report that fault, not
+                // the unread rest of the frame.
+                if let Err(r) = msg {
+                    if r.error.is_parse_error() {
+                        return Err(r);
+                    }
+                }
                 if !sc.at_end() {
                     return Err(Error::Syntax.into());
                 }

@@ -1,7 +1,45 @@
 //! The dual-era MCP server core of Janus.
 //!
-//! This crate will hold the sans-IO `Connection` state machine (era detection and lock, the
-//! legacy handshake, the modern per-request envelope), the tool registry and the task store.
-//! It is built on [`janus_codec`] and does no IO of its own.
+//! - [`Connection`]: the sans-IO state machine of one connection. The first request decides
+//!   the era (legacy `initialize` handshake, or the modern 2026-07-28 per-request envelope) and
+//!   locks it; frames go in, encoded answers come out, asynchronous work comes back as a
+//!   [`Job`]. No IO, no clock, no tokio.
+//! - [`Server`]: identity and tools, shared by all connections; the parts of answers that
+//!   never change are encoded once.
+//! - [`tools`]: the handler trait; a handler answers inline (no task spawned) or with a
+//!   future.
+//! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
+//! - `serve` (feature `tokio`): the driver over stdio, TCP or any byte stream, with
+//!   pipelining, cancellation and backpressure.
+//!
+//! The wire behaviour follows `decisions.md` of the Janus project.
+//!
+//! # Example
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use janus_server_core::{Connection, demo};
+//!
+//! let mut conn = Connection::new(demo::server());
+//! let mut out = BytesMut::new();
+//! conn.handle_line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#, &mut out);
+//! let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+//! assert_eq!(reply["result"]["content"][0]["text"], "hi");
+//! assert_eq!(reply["result"]["resultType"], "complete");
+//! ```
+//!
+//! # Cargo features
+//!
+//! - `tokio` (default): the `serve` driver and the asynchronous demo tool `sleep`.
 
+pub mod connection;
+pub mod demo;
+pub mod server;
+pub mod tools;
+
+#[cfg(feature = "tokio")]
+pub mod serve;
+
+pub use connection::{Connection, Job, Outcome};
 pub use janus_codec as codec;
+pub use server::Server;

@@ -1,0 +1,585 @@
+//! `Connection`: the sans-IO dual-era state machine of one client connection.
+//!
+//! Frames go in through [`Connection::handle_frame`]; answers that are ready at once are
+//! appended to the caller's output buffer, and the rest comes back as an [`Outcome`]: a
+//! [`Job`] to run (an asynchronous tool) or a request to cancel.
+//! The connection does no IO, spawns nothing and reads no clock.
+//!
+//! The era is decided by the first request and locked (`decisions.md`, "Era detection").
+//! The lifecycle is a plain match on (state, method).
+
+use crate::server::{Server, Shape};
+use crate::tools::{Args, Call, Output, ToolResult};
+use bytes::{BufMut, Bytes, BytesMut};
+use janus_codec::encode::{self, JsonWriter};
+use janus_codec::{
+    Batch, EnvelopeError, Era, Error, Frame, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id,
+    IdBuf, METHOD_NOT_FOUND, Message, MessageKind, Parsed, Parser, ProtocolVersion, RawJson,
+    Rejection, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// The connection's place in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No request yet: the era is open.
+    Fresh,
+    /// Legacy era; `None` until `initialize` has been answered.
+    Legacy(Option<ProtocolVersion>),
+    /// Modern era.
+    Modern,
+}
+
+/// A boxed, sendable future that yields one encoded line (with its `\n`), or nothing.
+pub type LineFuture = Pin<Box<dyn Future<Output = Option<Bytes>> + Send + 'static>>;
+
+/// Work that a frame started and that finishes later: run `future` and write its line.
+pub struct Job {
+    /// The request's id, for `notifications/cancelled`; `None` for a batch.
+    pub id: Option<IdBuf>,
+    /// Yields the encoded answer. A panic inside the tool is caught and answered `-32603`.
+    pub future: LineFuture,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the caller must do after a frame, besides writing what was appended to its buffer.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Nothing more.
+    Done,
+    /// Run this job and write its line when it is done.
+    Spawn(Job),
+    /// Stop the in-flight request with this id; write nothing more for it.
+    Cancel(IdBuf),
+}
+
+/// One client connection: era, handshake state, and dispatch.
+///
+/// # Calling order
+///
+/// For each frame the transport reads, call [`Connection::handle_frame`] with the output
+/// buffer; then write out what it appended, and act on the [`Outcome`].
+/// Jobs may finish in any order; each carries its own id.
+#[derive(Debug)]
+pub struct Connection {
+    server: Arc<Server>,
+    state: State,
+    parser: Parser,
+}
+
+const PARSE_ERROR_MESSAGE: &str = "Parse error";
+const INVALID_REQUEST_MESSAGE: &str = "Invalid request";
+
+impl Connection {
+    /// A fresh connection to `server`.
+    #[must_use]
+    pub fn new(server: Arc<Server>) -> Self {
+        Self {
+            server,
+            state: State::Fresh,
+            parser: Parser::new(),
+        }
+    }
+
+    /// The era, once the first request has decided it.
+    #[must_use]
+    pub const fn era(&self) -> Option<Era> {
+        match self.state {
+            State::Fresh => None,
+            State::Legacy(_) => Some(Era::Legacy),
+            State::Modern => Some(Era::Modern),
+        }
+    }
+
+    /// The version negotiated by `initialize` on a legacy connection.
+    #[must_use]
+    pub const fn negotiated(&self) -> Option<ProtocolVersion> {
+        match self.state {
+            State::Legacy(v) => v,
+            _ => None,
+        }
+    }
+
+    /// Handles one frame. Answers that are ready are appended to `out`, one line each.
+    pub fn handle_frame(&mut self, frame: &Frame, out: &mut BytesMut) -> Outcome {
+        match frame {
+            Frame::Oversize => {
+                write_rejection(out, Error::FrameTooLong.into());
+                Outcome::Done
+            }
+            Frame::Line(line) => self.handle_line(line, out),
+        }
+    }
+
+    /// Handles one line (a frame's bytes, without its newline).
+    pub fn handle_line(&mut self, line: &[u8], out: &mut BytesMut) -> Outcome {
+        match self.parser.parse(line) {
+            Err(rejection) => {
+                write_rejection(out, rejection);
+                Outcome::Done
+            }
+            Ok(Parsed::Single(msg)) => self.handle_message(&msg, out),
+            Ok(Parsed::Batch(batch)) => self.handle_batch(batch, out),
+        }
+    }
+
+    fn handle_message(&mut self, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+        match msg.kind() {
+            // NB. A client's responses are ignored: this server sends no requests.
+            MessageKind::Response | MessageKind::ErrorResponse => Outcome::Done,
+            MessageKind::Notification => self.handle_notification(msg),
+            MessageKind::Request => {
+                let Some(id) = msg.id() else {
+                    return Outcome::Done;
+                };
+                if self.state == State::Fresh {
+                    self.state = match Era::of_first_request(msg) {
+                        Era::Modern => State::Modern,
+                        Era::Legacy => State::Legacy(None),
+                    };
+                }
+                match self.state {
+                    State::Modern => self.modern(id, msg, out),
+                    _ => self.legacy(id, msg, out),
+                }
+            }
+        }
+    }
+
+    fn handle_notification(&mut self, msg: &Message<'_>) -> Outcome {
+        // Notifications before the first request are dropped, whatever they are.
+        if self.state == State::Fresh || msg.method() != "notifications/cancelled" {
+            return Outcome::Done;
+        }
+        let id = msg
+            .params()
+            .and_then(|p| p.get("requestId"))
+            .and_then(Id::from_json);
+        id.map_or(Outcome::Done, |id| Outcome::Cancel(id.to_owned()))
+    }
+
+    /// A request on a legacy connection.
+    fn legacy(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+        let method = msg.method();
+        let State::Legacy(negotiated) = self.state else {
+            unreachable!("legacy() is called on legacy connections only");
+        };
+        if method != "initialize" && msg.envelope().is_modern() {
+            write_error_reason(
+                out,
+                id,
+                INVALID_REQUEST,
+                INVALID_REQUEST_MESSAGE,
+                "this connection speaks a handshake revision; a request with the 2026-07-28 \
+                 envelope is refused (the era is locked)",
+            );
+            return Outcome::Done;
+        }
+        match (negotiated, method) {
+            (_, "ping") => {
+                encode::write_result(out, id, "{}");
+                Outcome::Done
+            }
+            (None, "initialize") => {
+                let requested = msg
+                    .params()
+                    .and_then(|p| p.get("protocolVersion"))
+                    .and_then(RawJson::as_string);
+                let version = requested
+                    .as_deref()
+                    .and_then(ProtocolVersion::from_wire)
+                    .filter(|v| v.is_handshake())
+                    .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+                self.state = State::Legacy(Some(version));
+                encode::begin_result(out, id);
+                self.server.write_initialize(out, version);
+                encode::end_message(out);
+                Outcome::Done
+            }
+            (Some(_), "initialize") => {
+                write_error_reason(
+                    out,
+                    id,
+                    INVALID_REQUEST,
+                    INVALID_REQUEST_MESSAGE,
+                    "initialize was already received on this connection",
+                );
+                Outcome::Done
+            }
+            (None, _) => {
+                let reason = format!("{method} before initialize");
+                write_error_reason(
+                    out,
+                    id,
+                    INVALID_REQUEST,
+                    "Invalid request parameters",
+                    &reason,
+                );
+                Outcome::Done
+            }
+            (Some(v), "tools/list") => {
+                self.tools_list(id, msg, Shape::new(v), out);
+                Outcome::Done
+            }
+            (Some(v), "tools/call") => self.tools_call(id, msg, Shape::new(v), out),
+            (Some(_), _) => {
+                write_method_not_found(out, id, method);
+                Outcome::Done
+            }
+        }
+    }
+
+    /// A request on a modern connection.
+    fn modern(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+        let method = msg.method();
+        if method == "initialize" {
+            let requested = msg.params().and_then(|p| p.get("protocolVersion"));
+            write_unsupported(out, id, requested.map_or("null", RawJson::as_str));
+            return Outcome::Done;
+        }
+        let version = match msg.envelope().check() {
+            Ok(v) => v,
+            Err(EnvelopeError::Invalid(fault)) => {
+                let message = fault.to_string();
+                encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
+                return Outcome::Done;
+            }
+            Err(EnvelopeError::Unsupported { requested }) => {
+                let mut quoted = BytesMut::new();
+                encode::write_str(&mut quoted, &requested);
+                write_unsupported(out, id, std::str::from_utf8(&quoted).unwrap_or("null"));
+                return Outcome::Done;
+            }
+        };
+        let shape = Shape::new(version);
+        match method {
+            "server/discover" => {
+                encode::begin_result(out, id);
+                self.server.write_discover(out);
+                encode::end_message(out);
+                Outcome::Done
+            }
+            "tools/list" => {
+                self.tools_list(id, msg, shape, out);
+                Outcome::Done
+            }
+            "tools/call" => self.tools_call(id, msg, shape, out),
+            _ => {
+                write_method_not_found(out, id, method);
+                Outcome::Done
+            }
+        }
+    }
+
+    fn tools_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let cursor = msg.params().and_then(|p| p.get("cursor"));
+        let cursor_text = match cursor {
+            None => None,
+            Some(c) if c.is_null() => None,
+            Some(c) => match c.as_string() {
+                Some(s) => Some(s),
+                None => {
+                    encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
+                    return;
+                }
+            },
+        };
+        let mark = out.len();
+        encode::begin_result(out, id);
+        if self
+            .server
+            .write_tools_list(out, shape, cursor_text.as_deref())
+            .is_err()
+        {
+            out.truncate(mark);
+            encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
+            return;
+        }
+        encode::end_message(out);
+    }
+
+    fn tools_call(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+    ) -> Outcome {
+        let params = msg.params();
+        let Some(name) = params
+            .and_then(|p| p.get("name"))
+            .and_then(RawJson::as_string)
+        else {
+            encode::write_error(
+                out,
+                Some(id),
+                INVALID_PARAMS,
+                "Invalid params: tools/call needs a string name",
+                None,
+            );
+            return Outcome::Done;
+        };
+        let Some(tool) = self.server.tool(&name) else {
+            let message = format!("Unknown tool: {name}");
+            encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
+            return Outcome::Done;
+        };
+        let args = params
+            .and_then(|p| p.get("arguments"))
+            .filter(|a| !a.is_null());
+        if args.is_some_and(|a| !a.is_object()) {
+            encode::write_error(
+                out,
+                Some(id),
+                INVALID_PARAMS,
+                "Invalid params: arguments must be an object",
+                None,
+            );
+            return Outcome::Done;
+        }
+        let mark = out.len();
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"content":["#);
+        let called = catch_unwind(AssertUnwindSafe(|| {
+            let mut o = Output::new(out);
+            let call = tool.call(Args::new(args), &mut o);
+            (call, o.finish())
+        }));
+        match called {
+            Ok((Call::Done, (structured, is_error))) => {
+                self.end_tool_result(out, shape, structured.as_deref(), is_error);
+                encode::end_message(out);
+                Outcome::Done
+            }
+            Ok((Call::Later(fut), _)) => {
+                out.truncate(mark);
+                let owned = id.to_owned();
+                let server = Arc::clone(&self.server);
+                let reply_id = owned.clone();
+                let future = async move {
+                    let line = match CatchUnwind(fut).await {
+                        Ok(result) => encode_tool_result(&server, reply_id.as_id(), shape, &result),
+                        Err(()) => internal_error(reply_id.as_id()),
+                    };
+                    Some(line.freeze())
+                };
+                Outcome::Spawn(Job {
+                    id: Some(owned),
+                    future: Box::pin(future),
+                })
+            }
+            Err(_) => {
+                out.truncate(mark);
+                out.extend_from_slice(&internal_error(id));
+                Outcome::Done
+            }
+        }
+    }
+
+    fn end_tool_result(
+        &self,
+        out: &mut BytesMut,
+        shape: Shape,
+        structured: Option<&str>,
+        is_error: bool,
+    ) {
+        end_tool_result(&self.server, out, shape, structured, is_error);
+    }
+
+    fn handle_batch(&mut self, batch: Batch<'_>, out: &mut BytesMut) -> Outcome {
+        if self.state != State::Legacy(Some(ProtocolVersion::V2025_03_26)) {
+            write_error_null(
+                out,
+                INVALID_REQUEST,
+                INVALID_REQUEST_MESSAGE,
+                "batches are answered only on sessions that negotiated 2025-03-26",
+            );
+            return Outcome::Done;
+        }
+        let mut ready: Vec<BytesMut> = Vec::new();
+        let mut pending: Vec<LineFuture> = Vec::new();
+        for element in batch.iter() {
+            let mut one = BytesMut::new();
+            match element {
+                Err(rejection) => write_rejection(&mut one, rejection),
+                Ok(msg) if msg.is_request() && msg.method() == "initialize" => {
+                    if let Some(id) = msg.id() {
+                        write_error_reason(
+                            &mut one,
+                            id,
+                            INVALID_REQUEST,
+                            INVALID_REQUEST_MESSAGE,
+                            "initialize must not be part of a batch",
+                        );
+                    }
+                }
+                // A cancel inside a batch names requests of this connection, but a batch's
+                // own work is awaited as a whole: it is not cancelled piecemeal.
+                Ok(msg) => {
+                    if let Outcome::Spawn(job) = self.handle_message(&msg, &mut one) {
+                        pending.push(job.future);
+                    }
+                }
+            }
+            if !one.is_empty() {
+                ready.push(one);
+            }
+        }
+        if pending.is_empty() {
+            write_batch(out, ready.iter().map(|b| &b[..]));
+            return Outcome::Done;
+        }
+        let future = async move {
+            let mut lines: Vec<Bytes> = ready.into_iter().map(BytesMut::freeze).collect();
+            for f in pending {
+                if let Some(line) = f.await {
+                    lines.push(line);
+                }
+            }
+            let mut out = BytesMut::new();
+            write_batch(&mut out, lines.iter().map(|b| &b[..]));
+            (!out.is_empty()).then(|| out.freeze())
+        };
+        Outcome::Spawn(Job {
+            id: None,
+            future: Box::pin(future),
+        })
+    }
+}
+
+/// Writes the answers of a batch as one array line (nothing when there are none).
+fn write_batch<'a>(out: &mut BytesMut, lines: impl Iterator<Item = &'a [u8]>) {
+    let start = out.len();
+    for line in lines {
+        out.put_u8(if out.len() == start { b'[' } else { b',' });
+        out.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
+    }
+    if out.len() > start {
+        out.extend_from_slice(b"]\n");
+    }
+}
+
+fn end_tool_result(
+    server: &Server,
+    out: &mut BytesMut,
+    shape: Shape,
+    structured: Option<&str>,
+    is_error: bool,
+) {
+    out.put_u8(b']');
+    if let Some(s) = structured.filter(|_| shape.structured()) {
+        out.extend_from_slice(br#","structuredContent":"#);
+        encode::write_raw(out, s);
+    }
+    if is_error {
+        out.extend_from_slice(br#","isError":true"#);
+    }
+    if shape.modern() {
+        out.extend_from_slice(server.modern_tail().as_bytes());
+    }
+    out.put_u8(b'}');
+}
+
+fn encode_tool_result(server: &Server, id: Id<'_>, shape: Shape, r: &ToolResult) -> BytesMut {
+    let mut out = BytesMut::new();
+    encode::begin_result(&mut out, id);
+    out.extend_from_slice(br#"{"content":["#);
+    let mut o = Output::new(&mut out);
+    o.replay(r);
+    let (structured, is_error) = o.finish();
+    end_tool_result(server, &mut out, shape, structured.as_deref(), is_error);
+    encode::end_message(&mut out);
+    out
+}
+
+fn internal_error(id: Id<'_>) -> BytesMut {
+    let mut out = BytesMut::new();
+    encode::write_error(&mut out, Some(id), INTERNAL_ERROR, "Internal error", None);
+    out
+}
+
+fn write_rejection(out: &mut BytesMut, r: Rejection<'_>) {
+    let code = r.error.rpc_code();
+    let message = if r.error.is_parse_error() {
+        PARSE_ERROR_MESSAGE
+    } else {
+        INVALID_REQUEST_MESSAGE
+    };
+    write_reason(out, r.id, code, message, r.error.as_str());
+}
+
+fn write_reason(out: &mut BytesMut, id: Option<Id<'_>>, code: i32, message: &str, reason: &str) {
+    let mut data = BytesMut::new();
+    let mut w = JsonWriter::new(&mut data);
+    w.begin_object().key("reason").str(reason).end_object();
+    let data = std::str::from_utf8(&data).unwrap_or("null");
+    encode::write_error(out, id, code, message, Some(data));
+}
+
+fn write_error_reason(out: &mut BytesMut, id: Id<'_>, code: i32, message: &str, reason: &str) {
+    write_reason(out, Some(id), code, message, reason);
+}
+
+fn write_error_null(out: &mut BytesMut, code: i32, message: &str, reason: &str) {
+    write_reason(out, None, code, message, reason);
+}
+
+fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &str) {
+    let mut data = BytesMut::new();
+    let mut w = JsonWriter::new(&mut data);
+    w.begin_object().key("method").str(method).end_object();
+    let data = std::str::from_utf8(&data).unwrap_or("null");
+    encode::write_error(
+        out,
+        Some(id),
+        METHOD_NOT_FOUND,
+        "Method not found",
+        Some(data),
+    );
+}
+
+/// `-32022` with `{supported, requested}`; `requested` is JSON text as sent.
+fn write_unsupported(out: &mut BytesMut, id: Id<'_>, requested: &str) {
+    let mut data = BytesMut::new();
+    let mut w = JsonWriter::new(&mut data);
+    w.begin_object().key("supported").begin_array();
+    for v in ProtocolVersion::MODERN {
+        w.str(v.as_str());
+    }
+    w.end_array().key("requested").raw(requested).end_object();
+    let data = std::str::from_utf8(&data).unwrap_or("null");
+    encode::write_error(
+        out,
+        Some(id),
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        Some(data),
+    );
+}
+
+/// Polls a future and turns a panic inside it into `Err(())`.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, ()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The tokio driver: serves [`Connection`]s over stdio, TCP, or any byte stream.
+//!
+//! One task per connection reads frames, answers synchronous requests inline (no task
+//! spawned), runs asynchronous tools as tasks, and writes answers in batches: everything that
+//! is ready after a read goes out in one write.
+//! At most [`Config::max_in_flight`] jobs run per connection; at the limit, reading pauses,
+//! so a flood of slow requests cannot grow memory without bound. A client that stops reading
+//! stalls the writes, and so the reads, too.
+//! `notifications/cancelled` aborts the named job, and nothing more is written for it.
+//! At end of input every job in flight is finished and written, then the connection ends.
+
+use crate::connection::{Connection, Outcome};
+use crate::server::Server;
+use bytes::{Bytes, BytesMut};
+use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, IdBuf};
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::task::{AbortHandle, JoinSet};
+
+/// The default most jobs in flight per connection.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
+/// How much the driver asks for in one read.
+const READ_CHUNK: usize = 64 * 1024;
+/// Output beyond this is written before more frames are handled.
+const WRITE_HIGH_WATER: usize = 1024 * 1024;
+
+/// Settings of the driver.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The longest line accepted (a longer one is answered `-32600` and skipped).
+    pub max_frame_len: usize,
+    /// The most asynchronous jobs in flight per connection before reading pauses.
+    pub max_in_flight: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+        }
+    }
+}
+
+/// Serves one connection on a byte stream until the client's input ends (or a write fails,
+/// which means the client went away).
+///
+/// # Errors
+///
+/// A read error of the input. A write error ends the connection quietly (`Ok`).
+pub async fn serve_stream<R, W>(
+    server: Arc<Server>,
+    mut reader: R,
+    mut writer: W,
+    config: &Config,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut conn = Connection::new(server);
+    let mut codec = FrameCodec::new();
+    codec.max_frame_len(config.max_frame_len);
+    let mut input = BytesMut::with_capacity(READ_CHUNK);
+    let mut out = BytesMut::with_capacity(READ_CHUNK);
+    let mut jobs: JoinSet<Option<Bytes>> = JoinSet::new();
+    // Live jobs by task; a cancelled job is removed here, so its answer is never written.
+    let mut live: HashMap<tokio::task::Id, Option<IdBuf>> = HashMap::new();
+    let mut by_request: HashMap<IdBuf, AbortHandle> = HashMap::new();
+    let mut eof = false;
+    loop {
+        while jobs.len() < config.max_in_flight {
+            let frame = if eof {
+                codec.decode_frame_eof(&mut input)
+            } else {
+                codec.decode_frame(&mut input)
+            };
+            let Some(frame) = frame else { break };
+            match conn.handle_frame(&frame, &mut out) {
+                Outcome::Done => {}
+                Outcome::Spawn(job) => {
+                    let handle = jobs.spawn(job.future);
+                    if let Some(id) = &job.id {
+                        by_request.insert(id.clone(), handle.clone());
+                    }
+                    live.insert(handle.id(), job.id);
+                }
+                Outcome::Cancel(id) => {
+                    if let Some(handle) = by_request.remove(&id) {
+                        handle.abort();
+                        live.remove(&handle.id());
+                    }
+                }
+            }
+            if out.len() >= WRITE_HIGH_WATER && !write_out(&mut writer, &mut out).await {
+                return Ok(());
+            }
+        }
+        if !out.is_empty() && !write_out(&mut writer, &mut out).await {
+            return Ok(());
+        }
+        if eof && jobs.is_empty() {
+            return Ok(());
+        }
+        let can_read = !eof && jobs.len() < config.max_in_flight;
+        if can_read {
+            input.reserve(READ_CHUNK);
+        }
+        tokio::select! {
+            read = reader.read_buf(&mut input), if can_read => {
+                if read? == 0 {
+                    eof = true;
+                }
+            }
+            Some(done) = jobs.join_next_with_id(), if !jobs.is_empty() => {
+                finish(done, &mut live, &mut by_request, &mut out);
+                while let Some(done) = jobs.try_join_next_with_id() {
+                    finish(done, &mut live, &mut by_request, &mut out);
+                }
+            }
+        }
+    }
+}
+
+/// Takes a finished job's answer into `out`, unless the job was cancelled.
+fn finish(
+    done: Result<(tokio::task::Id, Option<Bytes>), tokio::task::JoinError>,
+    live: &mut HashMap<tokio::task::Id, Option<IdBuf>>,
+    by_request: &mut HashMap<IdBuf, AbortHandle>,
+    out: &mut BytesMut,
+) {
+    let (task, line) = match done {
+        Ok((task, line)) => (task, line),
+        // Cancelled (aborted) jobs write nothing. Panics are caught inside the job itself.
+        Err(e) => (e.id(), None),
+    };
+    if let Some(request) = live.remove(&task) {
+        if let Some(request) = request {
+            by_request.remove(&request);
+        }
+        if let Some(line) = line {
+            out.extend_from_slice(&line);
+        }
+    }
+}
+
+/// Writes and flushes `out`; false when the client is gone.
+async fn write_out<W: AsyncWrite + Unpin>(writer: &mut W, out: &mut BytesMut) -> bool {
+    let ok = writer.write_all(out).await.is_ok() && writer.flush().await.is_ok();
+    out.clear();
+    if !ok {
+        tracing::debug!("the client went away: a write failed");
+    }
+    ok
+}
+
+/// Serves one connection on this process's stdin and stdout.
+///
+/// # Errors
+///
+/// A read error of stdin.
+pub async fn serve_stdio(server: Arc<Server>, config: &Config) -> io::Result<()> {
+    serve_stream(server, tokio::io::stdin(), tokio::io::stdout(), config).await
+}
+
+/// Accepts TCP connections on `listener` and serves each one in its own task, for ever.
+///
+/// # Errors
+///
+/// An accept error that is not about one connection.
+pub async fn serve_tcp(
+    server: Arc<Server>,
+    listener: TcpListener,
+    config: Config,
+) -> io::Result<()> {
+    let config = Arc::new(config);
+    loop {
+        let (socket, peer) = match listener.accept().await {
+            Ok(x) => x,
+            Err(e) if is_per_connection(&e) => {
+                tracing::debug!(error = %e, "accept failed for one connection");
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let _ = socket.set_nodelay(true);
+        let server = Arc::clone(&server);
+        let config = Arc::clone(&config);
+        tokio::spawn(async move {
+            let (r, w) = socket.into_split();
+            if let Err(e) = serve_stream(server, r, w, &config).await {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+        });
+    }
+}
+
+/// Binds `addr` and serves it ([`serve_tcp`]); returns the bound address through `bound`.
+///
+/// # Errors
+///
+/// When the address cannot be bound.
+pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    TcpListener::bind(addr).await
+}
+
+fn is_per_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    )
+}
