@@ -157,11 +157,13 @@ impl FrameCodec {
         if line.last() == Some(&b'\r') {
             line.truncate(line.len() - 1);
         }
-        if is_blank(&line) {
-            return None;
-        }
+        // The length is checked first, as in `decode_frame`: a blank line longer than the
+        // limit is oversize whether or not its newline arrived.
         if line.len() > self.max_len {
             return Some(Frame::Oversize);
+        }
+        if is_blank(&line) {
+            return None;
         }
         Some(Frame::Line(line.freeze()))
     }

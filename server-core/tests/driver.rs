@@ -1,0 +1,289 @@
+//! Tests of the tokio driver over in-memory duplex streams and loopback TCP.
+//! Every test is bounded in count and time and stops by itself.
+
+use janus_server_core::demo;
+use janus_server_core::serve::{Config, serve_stream, serve_tcp};
+use janus_server_core::server::Server;
+use janus_server_core::tools::{Call, ToolSpec};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::time::timeout;
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn echo(id: u64, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}},{META}}}}}"#
+    ) + "\n"
+}
+
+fn call(id: u64, tool: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args},{META}}}}}"#
+    ) + "\n"
+}
+
+/// Starts a server on one end of a duplex pipe; returns the client's end and the serve task.
+fn start(
+    server: Arc<Server>,
+    config: Config,
+    capacity: usize,
+) -> (DuplexStream, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let (client, server_end) = tokio::io::duplex(capacity);
+    let task = tokio::spawn(async move {
+        let (r, w) = tokio::io::split(server_end);
+        serve_stream(server, r, w, &config).await
+    });
+    (client, task)
+}
+
+async fn read_lines(r: impl tokio::io::AsyncRead + Unpin, n: usize) -> Vec<Value> {
+    let mut lines = BufReader::new(r).lines();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let line = timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("an answer in time")
+            .expect("read")
+            .expect("a line before the end");
+        out.push(serde_json::from_str(&line).expect("JSON line"));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_pipelined_requests_are_each_answered_once() {
+    let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let writer = tokio::spawn(async move {
+        let mut batch = String::new();
+        for i in 0..10_000u64 {
+            batch.push_str(&echo(i, &format!("m{i}")));
+            if batch.len() > 32 * 1024 {
+                w.write_all(batch.as_bytes()).await.unwrap();
+                batch.clear();
+            }
+        }
+        w.write_all(batch.as_bytes()).await.unwrap();
+        w.shutdown().await.unwrap();
+    });
+    let answers = read_lines(r, 10_000).await;
+    let mut seen = HashSet::new();
+    for a in &answers {
+        let id = a["id"].as_u64().expect("integer id");
+        assert!(seen.insert(id), "id {id} answered twice");
+        assert_eq!(a["result"]["content"][0]["text"], format!("m{id}"));
+    }
+    assert_eq!(seen.len(), 10_000);
+    writer.await.unwrap();
+    timeout(Duration::from_secs(10), task)
+        .await
+        .expect("serve ends at EOF")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_request_is_never_answered_and_the_connection_goes_on() {
+    let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(1, "sleep", r#"{"ms":5000}"#).as_bytes())
+        .await
+        .unwrap();
+    w.write_all(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}
+"#,
+    )
+    .await
+    .unwrap();
+    w.write_all(echo(2, "after").as_bytes()).await.unwrap();
+    w.shutdown().await.unwrap();
+    let mut lines = BufReader::new(r).lines();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["id"], 2);
+    // The input is closed: serve ends without waiting the 5 s, and writes nothing for id 1.
+    let rest = timeout(Duration::from_secs(2), lines.next_line())
+        .await
+        .expect("the stream ends promptly")
+        .unwrap();
+    assert!(rest.is_none(), "unexpected output {rest:?}");
+    timeout(Duration::from_secs(2), task)
+        .await
+        .expect("serve ends")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn requests_in_flight_at_end_of_input_are_answered_before_serve_returns() {
+    let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(7, "sleep", r#"{"ms":150}"#).as_bytes())
+        .await
+        .unwrap();
+    w.write_all(call(8, "sleep", r#"{"ms":50}"#).as_bytes())
+        .await
+        .unwrap();
+    w.shutdown().await.unwrap();
+    let answers = read_lines(r, 2).await;
+    // Out of order: the shorter sleep finishes first.
+    assert_eq!(answers[0]["id"], 8);
+    assert_eq!(answers[1]["id"], 7);
+    assert_eq!(answers[1]["result"]["content"][0]["text"], "slept 150 ms");
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_an_internal_error_and_the_connection_goes_on() {
+    let server = demo::builder()
+        .tool(
+            ToolSpec::new("boom", "panics", r#"{"type":"object"}"#),
+            |_: janus_server_core::tools::Args<'_>,
+             _: &mut janus_server_core::tools::Output<'_>|
+             -> Call { panic!("secret internals") },
+        )
+        .tool(
+            ToolSpec::new("boom-later", "panics later", r#"{"type":"object"}"#),
+            |_: janus_server_core::tools::Args<'_>,
+             _: &mut janus_server_core::tools::Output<'_>|
+             -> Call {
+                Call::Later(Box::pin(async {
+                    tokio::task::yield_now().await;
+                    panic!("secret internals")
+                }))
+            },
+        )
+        .build();
+    let (client, task) = start(server, Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(1, "boom", "{}").as_bytes()).await.unwrap();
+    w.write_all(call(2, "boom-later", "{}").as_bytes())
+        .await
+        .unwrap();
+    w.write_all(echo(3, "still here").as_bytes()).await.unwrap();
+    w.shutdown().await.unwrap();
+    let mut answers = read_lines(r, 3).await;
+    answers.sort_by_key(|a| a["id"].as_u64());
+    for a in &answers[..2] {
+        assert_eq!(a["error"]["code"], -32603);
+        assert_eq!(a["error"]["message"], "Internal error");
+        assert!(!a.to_string().contains("secret"));
+    }
+    assert_eq!(answers[2]["result"]["content"][0]["text"], "still here");
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn an_oversize_line_is_refused_and_the_next_line_is_served() {
+    let config = Config {
+        max_frame_len: 1024,
+        ..Config::default()
+    };
+    let (client, task) = start(demo::server(), config, 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let long = "x".repeat(4000);
+    w.write_all(echo(1, &long).as_bytes()).await.unwrap();
+    w.write_all(echo(2, "short").as_bytes()).await.unwrap();
+    w.shutdown().await.unwrap();
+    let answers = read_lines(r, 2).await;
+    assert_eq!(answers[0]["id"], Value::Null);
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert_eq!(answers[1]["result"]["content"][0]["text"], "short");
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_flood_of_slow_requests_pauses_reading_at_the_in_flight_limit() {
+    let config = Config {
+        max_in_flight: 4,
+        ..Config::default()
+    };
+    // A small pipe: what the server does not read stays with the writer.
+    let (client, task) = start(demo::server(), config, 4096);
+    let (r, mut w) = tokio::io::split(client);
+    let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&written);
+    let flood = tokio::spawn(async move {
+        for i in 0..100_000u64 {
+            let line = call(i, "sleep", r#"{"ms":60000}"#);
+            if w.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
+            counter.fetch_add(line.len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let n = written.load(std::sync::atomic::Ordering::Relaxed);
+    // 4 requests in flight, the decoder's read buffer and the pipe: far below the 100k.
+    assert!(n < 256 * 1024, "the server kept reading: {n} bytes accepted");
+    assert!(!flood.is_finished());
+    flood.abort();
+    drop(r);
+    task.abort();
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_ends_the_connection_cleanly() {
+    let (mut client, task) = start(demo::server(), Config::default(), 1024);
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&echo(i, "nobody reads this"));
+    }
+    // The client writes without reading until the pipe is full, then goes away whole.
+    let _ = timeout(Duration::from_millis(200), client.write_all(text.as_bytes())).await;
+    drop(client);
+    let result = timeout(Duration::from_secs(5), task)
+        .await
+        .expect("serve ends when the client is gone")
+        .unwrap();
+    assert!(result.is_ok(), "a write error is a clean end: {result:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tcp_serves_concurrent_connections_of_both_eras() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accept = tokio::spawn(serve_tcp(demo::server(), listener, Config::default()));
+    let mut clients = Vec::new();
+    for c in 0..4u64 {
+        clients.push(tokio::spawn(async move {
+            let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let (r, mut w) = stream.into_split();
+            let legacy = c % 2 == 1;
+            let mut text = String::new();
+            if legacy {
+                text.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+                text.push('\n');
+            }
+            for i in 1..=1000u64 {
+                if legacy {
+                    text.push_str(&format!(
+                        r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"c{c}-{i}"}}}}}}"#
+                    ));
+                    text.push('\n');
+                } else {
+                    text.push_str(&echo(i, &format!("c{c}-{i}")));
+                }
+            }
+            w.write_all(text.as_bytes()).await.unwrap();
+            w.shutdown().await.unwrap();
+            let answers = read_lines(r, 1000 + usize::from(legacy)).await;
+            for a in answers {
+                let id = a["id"].as_u64().unwrap();
+                if id == 0 {
+                    assert_eq!(a["result"]["protocolVersion"], "2025-06-18");
+                    continue;
+                }
+                assert_eq!(a["result"]["content"][0]["text"], format!("c{c}-{id}"));
+                assert_eq!(a["result"].get("resultType").is_some(), !legacy);
+            }
+        }));
+    }
+    for c in clients {
+        timeout(Duration::from_secs(30), c).await.unwrap().unwrap();
+    }
+    accept.abort();
+}
