@@ -8,8 +8,9 @@
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
 //! input can overflow the call stack.
 //!
-//! Strings are skipped with a word-at-a-time search for `"` and `\` on short runs and
-//! `memchr2` on long ones.
+//! Strings are skipped sixteen bytes at a time: an SSE2 compare gives the mask of `"` and `\`
+//! (through `safe_arch`, so this crate keeps `unsafe_code` forbidden; a word-at-a-time path
+//! serves other targets), and `memchr2` takes over on long plain runs.
 //! Raw control characters are looked for once per frame ([`has_control`]): a frame without any
 //! (every compact frame) skips that check inside strings.
 
@@ -34,46 +35,90 @@ pub(crate) enum Kind {
 }
 
 /// True when `b` holds a byte below 0x20 (a control character).
-///
-/// Written as a plain fold so that LLVM vectorises it.
 #[inline]
 pub(crate) fn has_control(b: &[u8]) -> bool {
-    b.chunks(64)
-        .any(|c| c.iter().fold(false, |acc, &x| acc | (x < 0x20)))
+    let mut blocks = b.chunks_exact(64);
+    for block in &mut blocks {
+        // No early exit inside a block, so the compare vectorises.
+        if block.iter().fold(0u8, |acc, &x| acc | u8::from(x < 0x20)) != 0 {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&x| x < 0x20)
 }
 
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 const LO: u64 = 0x0101_0101_0101_0101;
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 const HI: u64 = 0x8080_8080_8080_8080;
 
 /// A mask with the high bit set in every byte of `w` equal to `b` (exact for the lowest one).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 #[inline(always)]
 const fn eq_mask(w: u64, b: u8) -> u64 {
     let x = w ^ (LO * b as u64);
     x.wrapping_sub(LO) & !x & HI
 }
 
-/// The offset of the first `"` or `\` in `s`: a word at a time over the first `window`
-/// bytes, then memchr2.
-#[inline]
-fn find_quote_or_backslash(s: &[u8], window: usize) -> Option<usize> {
-    // Most strings in MCP traffic are short keys and values: test them a word at a time before
-    // paying for memchr's setup.
-    let mut i = 0;
-    while let Some(word) = s.get(i..i + 8).filter(|_| i < window) {
+/// A 16-bit mask of the bytes of `s` that are `"` or `\\` (bit `i` for `s[i]`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn specials16(s: &[u8; 16]) -> u32 {
+    use safe_arch::{cmp_eq_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+    let v = m128i::from(*s);
+    let quote = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
+    let backslash = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
+    move_mask_i8_m128i(quote | backslash) as u32
+}
+
+/// A 16-bit mask of the bytes of `s` that are `"` or `\\` (bit `i` for `s[i]`): the portable
+/// path, two words at a time.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn specials16(s: &[u8; 16]) -> u32 {
+    specials16_portable(s)
+}
+
+/// The portable [`specials16`], also built in tests to check it against the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn specials16_portable(s: &[u8; 16]) -> u32 {
+    let mut mask = 0;
+    for (half, word) in s.chunks_exact(8).enumerate() {
         let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let m = eq_mask(w, b'"') | eq_mask(w, b'\\');
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
+        let mut m = eq_mask(w, b'"') | eq_mask(w, b'\\');
+        // The word mask is exact only up to its lowest hit: re-check the bytes above it.
+        while m != 0 {
+            let byte = (m.trailing_zeros() / 8) as usize;
+            if matches!(word[byte], b'"' | b'\\') {
+                mask |= 1 << (half * 8 + byte);
+            }
+            m &= m - 1;
         }
-        i += 8;
     }
-    if i < window {
-        return s[i..]
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\')
-            .map(|p| p + i);
+    mask
+}
+
+/// The offset of the first `"` or `\\` in `s`: sixteen bytes at a time (SSE2 where the target
+/// has it), then memchr2 for long runs without one.
+#[inline]
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(chunk) = s.get(i..i + 16) {
+        let m = specials16(chunk.try_into().unwrap_or(&[0; 16]));
+        if m != 0 {
+            return Some(i + m.trailing_zeros() as usize);
+        }
+        i += 16;
+        if i == 256 {
+            // A long plain run: memchr2's wider vectors win from here on.
+            return memchr::memchr2(b'"', b'\\', &s[i..]).map(|p| p + i);
+        }
     }
-    memchr::memchr2(b'"', b'\\', &s[i..]).map(|p| p + i)
+    s[i..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|p| p + i)
 }
 
 /// A stack of container kinds, one bit each (1 = object), inline up to 128 levels.
@@ -206,7 +251,7 @@ impl<'buf> Scanner<'buf> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         let start = self.pos + 1;
         // Most strings are short and plain: a word-at-a-time look finds their end.
-        let Some(first) = find_quote_or_backslash(&self.b[start..], 64) else {
+        let Some(first) = find_quote_or_backslash(&self.b[start..]) else {
             return Err(self.unterminated(start));
         };
         if self.b[start + first] == b'"' {
@@ -220,7 +265,7 @@ impl<'buf> Scanner<'buf> {
                 return self.string_end(start, i, true);
             }
             i = self.escape(i)?;
-            let Some(off) = find_quote_or_backslash(&self.b[i..], 16) else {
+            let Some(off) = find_quote_or_backslash(&self.b[i..]) else {
                 break;
             };
             i += off;
@@ -661,16 +706,32 @@ mod tests {
     }
 
     #[test]
+    fn portable_mask_agrees_with_the_target_mask() {
+        let alphabet = [b'"', b'\\', b'a', 0, 0x7f, 0x80, 0xff, b' '];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..20_000 {
+            let mut block = [0u8; 16];
+            for b in &mut block {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = alphabet[(state % 8) as usize];
+            }
+            assert_eq!(specials16(&block), specials16_portable(&block), "{block:?}");
+        }
+    }
+
+    #[test]
     fn word_search_finds_the_first_special_byte() {
         let mut s = vec![b'a'; 200];
         for at in 0..200 {
             s[at] = b'"';
-            assert_eq!(find_quote_or_backslash(&s, 64), Some(at));
+            assert_eq!(find_quote_or_backslash(&s), Some(at));
             s[at] = b'\\';
-            assert_eq!(find_quote_or_backslash(&s, 64), Some(at));
+            assert_eq!(find_quote_or_backslash(&s), Some(at));
             s[at] = b'a';
         }
-        assert_eq!(find_quote_or_backslash(&s, 16), None);
+        assert_eq!(find_quote_or_backslash(&s), None);
     }
 
     #[test]
