@@ -101,7 +101,7 @@ fn specials16_portable(s: &[u8; 16]) -> u32 {
 
 /// The offset of the first `"` or `\\` in `s`: sixteen bytes at a time (SSE2 where the target
 /// has it), then memchr2 for long runs without one.
-#[inline]
+#[inline(always)]
 fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(chunk) = s.get(i..i + 16) {
@@ -120,6 +120,23 @@ fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
         .position(|&b| b == b'"' || b == b'\\')
         .map(|p| p + i)
 }
+
+/// The value of each hex digit; 0xff for other bytes.
+const HEX: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// A stack of container kinds, one bit each (1 = object), inline up to 128 levels.
 struct Containers {
@@ -299,30 +316,34 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// Checks the escape whose `\` is at `i`; returns the offset just after it.
+    #[inline(always)]
     fn escape(&self, i: usize) -> Result<usize, Error> {
         match self.b.get(i + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
-            Some(b'u') => {
-                let unit = self.hex4(i + 2)?;
-                match unit {
-                    0xD800..=0xDBFF => {
-                        // NB. serde_json refuses a high surrogate that is not followed by a low one.
-                        if self.b.get(i + 6) == Some(&b'\\') && self.b.get(i + 7) == Some(&b'u') {
-                            let low = self.hex4(i + 8)?;
-                            if (0xDC00..=0xDFFF).contains(&low) {
-                                return Ok(i + 12);
-                            }
-                        } else if i + 6 >= self.b.len() {
-                            return Err(Error::Truncated);
-                        }
-                        Err(Error::LoneSurrogate)
-                    }
-                    0xDC00..=0xDFFF => Err(Error::LoneSurrogate),
-                    _ => Ok(i + 6),
-                }
-            }
+            Some(b'u') => self.unicode_escape(i),
             Some(_) => Err(Error::BadString),
             None => Err(Error::Truncated),
+        }
+    }
+
+    /// Checks a `\uXXXX` escape (a surrogate pair is two of them) at `i`.
+    fn unicode_escape(&self, i: usize) -> Result<usize, Error> {
+        let unit = self.hex4(i + 2)?;
+        match unit {
+            0xD800..=0xDBFF => {
+                // NB. serde_json refuses a high surrogate that is not followed by a low one.
+                if self.b.get(i + 6) == Some(&b'\\') && self.b.get(i + 7) == Some(&b'u') {
+                    let low = self.hex4(i + 8)?;
+                    if (0xDC00..=0xDFFF).contains(&low) {
+                        return Ok(i + 12);
+                    }
+                } else if i + 6 >= self.b.len() {
+                    return Err(Error::Truncated);
+                }
+                Err(Error::LoneSurrogate)
+            }
+            0xDC00..=0xDFFF => Err(Error::LoneSurrogate),
+            _ => Ok(i + 6),
         }
     }
 
@@ -341,12 +362,10 @@ impl<'buf> Scanner<'buf> {
         };
         let mut v = 0u16;
         for &c in d {
-            let n = match c {
-                b'0'..=b'9' => c - b'0',
-                b'a'..=b'f' => c - b'a' + 10,
-                b'A'..=b'F' => c - b'A' + 10,
-                _ => return Err(Error::BadString),
-            };
+            let n = HEX[usize::from(c)];
+            if n > 15 {
+                return Err(Error::BadString);
+            }
             v = (v << 4) | u16::from(n);
         }
         Ok(v)

@@ -14,8 +14,8 @@ use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{
     Batch, EnvelopeError, Era, Error, Frame, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id,
-    IdBuf, METHOD_NOT_FOUND, Message, MessageKind, Parsed, Parser, ProtocolVersion, RawJson,
-    Rejection, UNSUPPORTED_PROTOCOL_VERSION,
+    IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser,
+    ProtocolVersion, RawJson, Rejection, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -80,6 +80,11 @@ pub struct Connection {
 
 const PARSE_ERROR_MESSAGE: &str = "Parse error";
 const INVALID_REQUEST_MESSAGE: &str = "Invalid request";
+/// The key of the tasks extension in `clientCapabilities.extensions`.
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// The `data` of a `-32021` for a `tasks/*` request that did not declare the tasks extension.
+const TASKS_REQUIRED: &str =
+    r#"{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
 impl Connection {
     /// A fresh connection to `server`.
@@ -275,6 +280,18 @@ impl Connection {
                 Outcome::Done
             }
             "tools/call" => self.tools_call(id, msg, shape, out),
+            // NB. Capabilities are per request: only this request's envelope can declare the
+            // tasks extension, whatever earlier requests declared.
+            m if m.starts_with("tasks/") && !declares_tasks(msg) => {
+                encode::write_error(
+                    out,
+                    Some(id),
+                    MISSING_CLIENT_CAPABILITY,
+                    "Missing required client capability",
+                    Some(TASKS_REQUIRED),
+                );
+                Outcome::Done
+            }
             _ => {
                 write_method_not_found(out, id, method);
                 Outcome::Done
@@ -456,6 +473,15 @@ impl Connection {
             future: Box::pin(future),
         })
     }
+}
+
+/// True when the request's `clientCapabilities.extensions` declares the tasks extension.
+fn declares_tasks(msg: &Message<'_>) -> bool {
+    msg.envelope()
+        .client_capabilities
+        .and_then(|c| c.get("extensions"))
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some_and(RawJson::is_object)
 }
 
 /// Writes the answers of a batch as one array line (nothing when there are none).

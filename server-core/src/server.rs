@@ -63,6 +63,8 @@ struct Entry {
 /// connections.
 pub struct Server {
     info_json: String,
+    /// The `Implementation` without `title`, for revisions before 2025-06-18 (which lack it).
+    untitled_info_json: String,
     instructions: Option<String>,
     tools: Vec<Entry>,
     index: HashMap<String, usize>,
@@ -138,16 +140,8 @@ impl ServerBuilder {
     /// Encodes what never changes and returns the server.
     #[must_use]
     pub fn build(self) -> Arc<Server> {
-        let mut info = BytesMut::new();
-        let mut w = JsonWriter::new(&mut info);
-        w.begin_object();
-        w.key("name").str(&self.name);
-        w.key("version").str(&self.version);
-        if let Some(t) = &self.title {
-            w.key("title").str(t);
-        }
-        w.end_object();
-        let info_json = String::from_utf8_lossy(&info).into_owned();
+        let info_json = encode_info(&self.name, &self.version, self.title.as_deref());
+        let untitled_info_json = encode_info(&self.name, &self.version, None);
         let modern_tail = format!(
             r#","resultType":"complete","_meta":{{"{}":{info_json}}}"#,
             era::SERVER_INFO_KEY
@@ -178,6 +172,7 @@ impl ServerBuilder {
             .collect();
         Arc::new(Server {
             info_json,
+            untitled_info_json,
             instructions: self.instructions,
             tools: self.tools,
             index,
@@ -187,6 +182,20 @@ impl ServerBuilder {
             modern_tail,
         })
     }
+}
+
+/// An `Implementation` object as JSON text.
+fn encode_info(name: &str, version: &str, title: Option<&str>) -> String {
+    let mut info = BytesMut::new();
+    let mut w = JsonWriter::new(&mut info);
+    w.begin_object();
+    w.key("name").str(name);
+    w.key("version").str(version);
+    if let Some(t) = title {
+        w.key("title").str(t);
+    }
+    w.end_object();
+    String::from_utf8_lossy(&info).into_owned()
 }
 
 fn encode_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
@@ -249,14 +258,20 @@ impl Server {
         &self.modern_tail
     }
 
-    /// Writes the `initialize` result for the negotiated `version`.
+    /// Writes the `initialize` result for the negotiated `version`, in that revision's shape
+    /// (`serverInfo.title` exists from 2025-06-18).
     pub(crate) fn write_initialize(&self, out: &mut BytesMut, version: ProtocolVersion) {
+        let info = if Shape::new(version).structured() {
+            &self.info_json
+        } else {
+            &self.untitled_info_json
+        };
         let mut w = JsonWriter::new(out);
         w.begin_object();
         w.key("protocolVersion").str(version.as_str());
         w.key("capabilities")
             .raw(r#"{"tools":{"listChanged":false}}"#);
-        w.key("serverInfo").raw(&self.info_json);
+        w.key("serverInfo").raw(info);
         if let Some(i) = &self.instructions {
             w.key("instructions").str(i);
         }

@@ -218,7 +218,10 @@ async fn a_flood_of_slow_requests_pauses_reading_at_the_in_flight_limit() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let n = written.load(std::sync::atomic::Ordering::Relaxed);
     // 4 requests in flight, the decoder's read buffer and the pipe: far below the 100k.
-    assert!(n < 256 * 1024, "the server kept reading: {n} bytes accepted");
+    assert!(
+        n < 256 * 1024,
+        "the server kept reading: {n} bytes accepted"
+    );
     assert!(!flood.is_finished());
     flood.abort();
     drop(r);
@@ -233,7 +236,11 @@ async fn a_client_that_goes_away_ends_the_connection_cleanly() {
         text.push_str(&echo(i, "nobody reads this"));
     }
     // The client writes without reading until the pipe is full, then goes away whole.
-    let _ = timeout(Duration::from_millis(200), client.write_all(text.as_bytes())).await;
+    let _ = timeout(
+        Duration::from_millis(200),
+        client.write_all(text.as_bytes()),
+    )
+    .await;
     drop(client);
     let result = timeout(Duration::from_secs(5), task)
         .await
