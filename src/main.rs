@@ -33,12 +33,18 @@ enum Command {
         #[arg(long, default_value_t = serve::DEFAULT_MAX_IN_FLIGHT)]
         max_in_flight: usize,
     },
-    /// Measure Janus against its baselines and print a side-by-side table.
+    /// Measure Janus against its baselines and print side-by-side tables.
     Bench {
-        /// Seconds spent measuring each message of the corpus.
+        /// Seconds spent measuring each message of the codec corpus.
         #[arg(long, default_value_t = 0.5)]
         seconds: f64,
+        /// Tiny counts: every server and every check, in seconds (for CI).
+        #[arg(long)]
+        smoke: bool,
     },
+    /// The benchmark's floor: answers each line with a fixed result and its id, naively.
+    #[command(hide = true)]
+    Floor,
 }
 
 fn main() -> ExitCode {
@@ -56,10 +62,54 @@ fn main() -> ExitCode {
             };
             run_serve(listen, config)
         }
-        Command::Bench { seconds } => {
-            let report = janus_bench::quick::run(std::time::Duration::from_secs_f64(seconds));
+        Command::Bench { seconds, smoke } => run_bench(seconds, smoke),
+        Command::Floor => {
+            match janus_bench::load::floor(std::io::stdin().lock(), std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            }
+        }
+    }
+}
+
+fn run_bench(seconds: f64, smoke: bool) -> ExitCode {
+    let budget = std::time::Duration::from_secs_f64(if smoke { 0.05 } else { seconds });
+    print!("{}", janus_bench::quick::run(budget));
+    println!();
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("janus bench: cannot find its own executable: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let targets = [
+        janus_bench::load::Target {
+            name: "janus".into(),
+            program: exe.clone(),
+            args: vec!["serve".into()],
+            echoes: true,
+        },
+        janus_bench::load::Target {
+            name: "floor".into(),
+            program: exe,
+            args: vec!["floor".into()],
+            echoes: false,
+        },
+    ];
+    let plan = if smoke {
+        janus_bench::e2e::Plan::smoke()
+    } else {
+        janus_bench::e2e::Plan::quick()
+    };
+    match janus_bench::e2e::run(&targets, plan) {
+        Ok(report) => {
             print!("{report}");
             ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("janus bench: a run failed: {e}");
+            ExitCode::FAILURE
         }
     }
 }

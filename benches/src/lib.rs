@@ -2,8 +2,12 @@
 //!
 //! - [`corpus`]: the deterministic MCP messages every benchmark uses.
 //! - [`baseline`]: the ways other code reads the same messages (serde_json, simd-json).
-//! - [`quick`]: the in-process comparison that `janus bench` prints.
+//! - [`quick`]: the in-process codec comparison that `janus bench` prints first.
+//! - [`load`]: a load driver for stdio servers (pipelined and closed loop) and the floor.
+//! - [`e2e`]: the end-to-end comparison of servers that `janus bench` prints next.
 
 pub mod baseline;
 pub mod corpus;
+pub mod e2e;
+pub mod load;
 pub mod quick;

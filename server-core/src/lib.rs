@@ -39,6 +39,8 @@ pub mod tools;
 
 #[cfg(feature = "tokio")]
 pub mod serve;
+#[cfg(all(feature = "tokio", unix))]
+mod stdio;
 
 pub use connection::{Connection, Job, Outcome};
 pub use janus_codec as codec;

@@ -164,6 +164,13 @@ async fn write_out<W: AsyncWrite + Unpin>(writer: &mut W, out: &mut BytesMut) ->
 ///
 /// A read error of stdin.
 pub async fn serve_stdio(server: Arc<Server>, config: &Config) -> io::Result<()> {
+    #[cfg(unix)]
+    if let (Some(input), Some(output)) = (
+        crate::stdio::Pipe::new(std::io::stdin()),
+        crate::stdio::Pipe::new(std::io::stdout()),
+    ) {
+        return serve_stream(server, input, output, config).await;
+    }
     serve_stream(server, tokio::io::stdin(), tokio::io::stdout(), config).await
 }
 
