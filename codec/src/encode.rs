@@ -24,47 +24,9 @@ use crate::message::Id;
 use bytes::{BufMut, BytesMut};
 use smallvec::SmallVec;
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// High bit set in each byte of `w` that needs escaping (exact for the lowest one).
-#[inline(always)]
-const fn needs_escape_mask(w: u64) -> u64 {
-    let q = w ^ (LO * b'"' as u64);
-    let b = w ^ (LO * b'\\' as u64);
-    let quote = q.wrapping_sub(LO) & !q;
-    let bslash = b.wrapping_sub(LO) & !b;
-    let control = w.wrapping_sub(LO * 0x20) & !w;
-    (quote | bslash | control) & HI
-}
-
 #[inline(always)]
 const fn needs_escape(c: u8) -> bool {
     c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// The offset of the first byte of `s` at or after `from` that needs escaping.
-#[inline]
-fn next_escape(s: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i + 8 <= s.len() {
-        let w = u64::from_le_bytes([
-            s[i],
-            s[i + 1],
-            s[i + 2],
-            s[i + 3],
-            s[i + 4],
-            s[i + 5],
-            s[i + 6],
-            s[i + 7],
-        ]);
-        let m = needs_escape_mask(w);
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    s[i..].iter().position(|&c| needs_escape(c)).map(|p| p + i)
 }
 
 /// Writes `s` as a JSON string (quoted and escaped).
@@ -75,38 +37,87 @@ pub fn write_str(out: &mut BytesMut, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
     out.put_u8(b'"');
+    // `run` is where the bytes not yet copied start: plain runs are copied whole, at the next
+    // escape or at the end.
     let mut run = 0;
-    while let Some(i) = next_escape(b, run) {
-        out.extend_from_slice(&b[run..i]);
-        let c = b[i];
-        let short = match c {
-            b'"' => Some(b'"'),
-            b'\\' => Some(b'\\'),
-            b'\n' => Some(b'n'),
-            b'\r' => Some(b'r'),
-            b'\t' => Some(b't'),
-            0x08 => Some(b'b'),
-            0x0c => Some(b'f'),
-            _ => None,
-        };
-        match short {
-            Some(e) => out.extend_from_slice(&[b'\\', e]),
-            None => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(c >> 4)],
-                    HEX[usize::from(c & 0xf)],
-                ]);
-            }
+    let mut i = 0;
+    while let Some(block) = b.get(i..i + 16) {
+        let mut m = escape_mask16(block.try_into().unwrap_or(&[0; 16]));
+        while m != 0 {
+            let at = i + m.trailing_zeros() as usize;
+            out.extend_from_slice(&b[run..at]);
+            write_escape(out, b[at]);
+            run = at + 1;
+            m &= m - 1;
         }
-        run = i + 1;
+        i += 16;
+    }
+    for (at, &c) in b.iter().enumerate().skip(i) {
+        if needs_escape(c) {
+            out.extend_from_slice(&b[run..at]);
+            write_escape(out, c);
+            run = at + 1;
+        }
     }
     out.extend_from_slice(&b[run..]);
     out.put_u8(b'"');
+}
+
+/// Writes the escape of one byte that needs it (`"`, `\\` or a control character).
+#[inline]
+fn write_escape(out: &mut BytesMut, c: u8) {
+    let short = match c {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        0x08 => b'b',
+        0x0c => b'f',
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xf)],
+            ]);
+            return;
+        }
+    };
+    out.extend_from_slice(&[b'\\', short]);
+}
+
+/// A 16-bit mask of the bytes of `s` that need escaping (bit `i` for `s[i]`), by SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn escape_mask16(s: &[u8; 16]) -> u32 {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let v = m128i::from(*s);
+    let quote = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
+    let backslash = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
+    // A byte is below 0x20 when the unsigned minimum with 0x1f is the byte itself.
+    let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, set_splat_i8_m128i(0x1f)), v);
+    move_mask_i8_m128i(quote | backslash | control) as u32
+}
+
+/// A 16-bit mask of the bytes of `s` that need escaping: the portable path.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn escape_mask16(s: &[u8; 16]) -> u32 {
+    escape_mask16_portable(s)
+}
+
+/// The portable [`escape_mask16`], also built in tests to check it against the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn escape_mask16_portable(s: &[u8; 16]) -> u32 {
+    s.iter()
+        .enumerate()
+        .fold(0, |m, (i, &c)| m | (u32::from(needs_escape(c)) << i))
 }
 
 /// Writes JSON text that is already encoded (a value the caller knows to be valid), as is,
@@ -352,18 +363,39 @@ mod tests {
     }
 
     #[test]
-    fn the_mask_finds_the_first_byte_in_every_lane() {
-        for special in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
-            for at in 0..20 {
-                let mut s = vec![b'a'; 20];
-                s[at] = special;
-                assert_eq!(next_escape(&s, 0), Some(at));
+    fn escapes_land_right_in_every_lane_and_the_tail() {
+        for special in ['"', '\\', '\0', '\u{1f}', '\n', '\u{7f}', '\u{e9}'] {
+            for len in [1, 15, 16, 17, 33, 40] {
+                for at in 0..len {
+                    let s: String = (0..len)
+                        .map(|i| if i == at { special } else { 'a' })
+                        .collect();
+                    let mut out = BytesMut::new();
+                    write_str(&mut out, &s);
+                    assert_eq!(&out[..], serde_json::to_string(&s).unwrap().as_bytes());
+                }
             }
         }
-        assert_eq!(
-            next_escape(&[0x7f, b' ', 0xc3, 0xa9, b'~', 0x20, 0x21, 0xff], 0),
-            None
-        );
+    }
+
+    #[test]
+    fn portable_escape_mask_agrees_with_the_target_mask() {
+        let alphabet = [b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'\n'];
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for _ in 0..20_000 {
+            let mut block = [0u8; 16];
+            for b in &mut block {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = alphabet[(state % 10) as usize];
+            }
+            assert_eq!(
+                escape_mask16(&block),
+                escape_mask16_portable(&block),
+                "{block:?}"
+            );
+        }
     }
 
     #[test]

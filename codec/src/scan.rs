@@ -487,7 +487,26 @@ impl<'buf> Scanner<'buf> {
     ///
     /// `depth` is the number of containers already open around the value; opening one more
     /// than the scanner's limit allows is [`Error::TooDeep`].
+    #[inline]
     pub(crate) fn value(&mut self, depth: usize) -> Result<Kind, Error> {
+        // Scalars are most values: they need no container stack.
+        self.skip_ws();
+        match self.peek() {
+            Some(b'"') => Ok(Kind::String {
+                escaped: self.string()?.1,
+            }),
+            Some(b'-' | b'0'..=b'9') => Ok(if self.number()? {
+                Kind::Integer
+            } else {
+                Kind::Float
+            }),
+            _ => self.nested(depth),
+        }
+    }
+
+    /// [`Scanner::value`] for containers and literals: iterative, with a bit stack.
+    #[inline(never)]
+    fn nested(&mut self, depth: usize) -> Result<Kind, Error> {
         let mut stack = Containers::new();
         'value: loop {
             self.skip_ws();
@@ -580,13 +599,19 @@ impl<'buf> Scanner<'buf> {
     pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
         self.skip_ws();
         match self.peek() {
-            Some(b'"') => {}
-            Some(_) => return Err(Error::Syntax),
-            None => return Err(Error::Truncated),
+            // Compact text: `"key":` with nothing between.
+            Some(b'"') => {
+                let k = self.string()?;
+                if self.peek() == Some(b':') {
+                    self.pos += 1;
+                    return Ok(k);
+                }
+                self.expect(b':')?;
+                Ok(k)
+            }
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
         }
-        let k = self.string()?;
-        self.expect(b':')?;
-        Ok(k)
     }
 
     /// After a member value: `Ok(true)` at `,` (another member follows), `Ok(false)` at `}`.
