@@ -69,13 +69,16 @@ pub enum Outcome {
 /// # Calling order
 ///
 /// For each frame the transport reads, call [`Connection::handle_frame`] with the output
-/// buffer; then write out what it appended, and act on the [`Outcome`].
+/// buffer; then write out what it appended, act on the [`Outcome`], and take the cancels of
+/// [`Connection::poll_cancel`].
 /// Jobs may finish in any order; each carries its own id.
 #[derive(Debug)]
 pub struct Connection {
     server: Arc<Server>,
     state: State,
     parser: Parser,
+    /// Cancels named by notifications inside a batch, for [`Connection::poll_cancel`].
+    cancels: Vec<IdBuf>,
 }
 
 const PARSE_ERROR_MESSAGE: &str = "Parse error";
@@ -94,7 +97,14 @@ impl Connection {
             server,
             state: State::Fresh,
             parser: Parser::new(),
+            cancels: Vec::new(),
         }
+    }
+
+    /// The next request to cancel that a batch named (`notifications/cancelled` inside a
+    /// JSON-RPC batch). Call it after each [`Connection::handle_frame`] until it is `None`.
+    pub fn poll_cancel(&mut self) -> Option<IdBuf> {
+        self.cancels.pop()
     }
 
     /// The era, once the first request has decided it.
@@ -441,13 +451,13 @@ impl Connection {
                         );
                     }
                 }
-                // A cancel inside a batch names requests of this connection, but a batch's
-                // own work is awaited as a whole: it is not cancelled piecemeal.
-                Ok(msg) => {
-                    if let Outcome::Spawn(job) = self.handle_message(&msg, &mut one) {
-                        pending.push(job.future);
-                    }
-                }
+                // NB. A cancel inside a batch names an earlier request of this connection: it
+                // is queued for `poll_cancel`. The batch's own work is awaited as a whole.
+                Ok(msg) => match self.handle_message(&msg, &mut one) {
+                    Outcome::Spawn(job) => pending.push(job.future),
+                    Outcome::Cancel(id) => self.cancels.push(id),
+                    Outcome::Done => {}
+                },
             }
             if !one.is_empty() {
                 ready.push(one);

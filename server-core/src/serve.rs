@@ -89,12 +89,10 @@ where
                     }
                     live.insert(handle.id(), job.id);
                 }
-                Outcome::Cancel(id) => {
-                    if let Some(handle) = by_request.remove(&id) {
-                        handle.abort();
-                        live.remove(&handle.id());
-                    }
-                }
+                Outcome::Cancel(id) => cancel(&id, &mut live, &mut by_request),
+            }
+            while let Some(id) = conn.poll_cancel() {
+                cancel(&id, &mut live, &mut by_request);
             }
             if out.len() >= WRITE_HIGH_WATER && !write_out(&mut writer, &mut out).await {
                 return Ok(());
@@ -123,6 +121,18 @@ where
                 }
             }
         }
+    }
+}
+
+/// Aborts the job of request `id`, if it is in flight; nothing will be written for it.
+fn cancel(
+    id: &IdBuf,
+    live: &mut HashMap<tokio::task::Id, Option<IdBuf>>,
+    by_request: &mut HashMap<IdBuf, AbortHandle>,
+) {
+    if let Some(handle) = by_request.remove(id) {
+        handle.abort();
+        live.remove(&handle.id());
     }
 }
 
