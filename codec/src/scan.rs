@@ -396,18 +396,7 @@ impl<'buf> Scanner<'buf> {
         let int_is_zero = b[int_start] == b'0';
         let mut integer = true;
         if b.get(i) == Some(&b'.') {
-            i += 1;
-            let d = i;
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if i == d {
-                return Err(if i == b.len() {
-                    Error::Truncated
-                } else {
-                    Error::BadNumber
-                });
-            }
+            i = digits(b, i + 1)?;
             integer = false;
         }
         let mut exp: i64 = 0;
@@ -425,17 +414,10 @@ impl<'buf> Scanner<'buf> {
                 _ => false,
             };
             let d = i;
-            while let Some(&c @ b'0'..=b'9') = b.get(i) {
-                exp = exp.saturating_mul(10).saturating_add(i64::from(c - b'0'));
-                i += 1;
-            }
-            if i == d {
-                return Err(if i == b.len() {
-                    Error::Truncated
-                } else {
-                    Error::BadNumber
-                });
-            }
+            i = digits(b, i)?;
+            exp = b[d..i].iter().fold(0i64, |e, &c| {
+                e.saturating_mul(10).saturating_add(i64::from(c - b'0'))
+            });
             if neg_exp {
                 exp = -exp;
             }
@@ -648,6 +630,21 @@ impl<'buf> Scanner<'buf> {
             Some(_) => Ok(true),
             None => Err(Error::Truncated),
         }
+    }
+}
+
+/// Skips the digits from `i` on, of which there must be one at least; returns where they end.
+fn digits(b: &[u8], mut i: usize) -> Result<usize, Error> {
+    let start = i;
+    while matches!(b.get(i), Some(b'0'..=b'9')) {
+        i += 1;
+    }
+    if i > start {
+        Ok(i)
+    } else if i == b.len() {
+        Err(Error::Truncated)
+    } else {
+        Err(Error::BadNumber)
     }
 }
 
