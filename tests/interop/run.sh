@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The Python interop lanes: the official python-sdk as a client of `janus serve` over stdio.
+#
+#   bash tests/interop/run.sh [v2] [v1]      (no argument: both lanes)
+#
+#   v2: mcp==2.3.0, its `Client` in the modes auto (server/discover probe), 2026-07-28 (pinned)
+#       and legacy (initialize handshake).
+#   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake.
+#
+# Each lane has its own virtual environment under target/interop/, made here and reused while it
+# still holds the pinned version. The server is target/release/janus (built here), or $JANUS_BIN.
+# The Python that makes the environments is $JANUS_INTEROP_PYTHON, else python3 (3.10 or newer).
+# What each connection carried is recorded in target/interop/wire/<lane>-<mode>.log.
+# A missing Python, a failed install or a failed check fails the lane: nothing is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+MCP_V2=2.3.0
+MCP_V1=1.30.0
+INSTALL_TIMEOUT=600
+LANE_TIMEOUT=300
+
+base=target/interop
+mkdir -p "$base"
+
+fail() {
+  echo "interop: $*" >&2
+  exit 1
+}
+
+python=${JANUS_INTEROP_PYTHON:-python3}
+command -v "$python" >/dev/null 2>&1 || fail "no Python interpreter ($python) on PATH: the Python lanes cannot run"
+"$python" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' 2>/dev/null ||
+  fail "$python is older than 3.10 or lacks venv/ensurepip: the Python lanes cannot run"
+
+if [[ -z "${JANUS_BIN:-}" ]]; then
+  cargo build --release --locked --quiet --bin janus
+  export JANUS_BIN="$PWD/target/release/janus"
+fi
+[[ -x "$JANUS_BIN" ]] || fail "no janus binary at $JANUS_BIN"
+
+# venv DIR PIN: makes (or reuses) a virtual environment holding exactly mcp==PIN.
+venv() {
+  local dir=$1 pin=$2
+  if [[ -x "$dir/bin/python" ]] && [[ "$(cat "$dir/.janus-pin" 2>/dev/null)" == "mcp==$pin" ]] &&
+    "$dir/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$pin')" 2>/dev/null; then
+    echo "interop: reusing $dir (mcp==$pin)"
+    return 0
+  fi
+  echo "interop: making $dir with mcp==$pin"
+  rm -rf "$dir"
+  if ! "$python" -m venv "$dir" ||
+    ! timeout "$INSTALL_TIMEOUT" "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
+      --no-input "mcp==$pin"; then
+    rm -rf "$dir"
+    fail "could not install mcp==$pin into $dir"
+  fi
+  echo "mcp==$pin" >"$dir/.janus-pin"
+}
+
+# lane NAME PIN SCRIPT
+lane() {
+  local name=$1 pin=$2 script=$3
+  local dir="$base/venv-$name-mcp-$pin"
+  venv "$dir" "$pin"
+  local resolved
+  resolved=$("$dir/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null |
+    grep -iE '^(mcp|mcp[-_]types|pydantic|pydantic[-_]core|anyio)==' | tr '\n' ' ' || true)
+  echo "interop: $name: $("$dir/bin/python" --version), ${resolved}server $JANUS_BIN"
+  # -B: no __pycache__ in the source tree.
+  timeout "$LANE_TIMEOUT" "$dir/bin/python" -B "tests/interop/$script"
+}
+
+lanes=("$@")
+[[ ${#lanes[@]} -gt 0 ]] || lanes=(v2 v1)
+failed=0
+for l in "${lanes[@]}"; do
+  case $l in
+    v2) lane py-v2 "$MCP_V2" client_v2.py || failed=1 ;;
+    v1) lane py-v1 "$MCP_V1" client_v1.py || failed=1 ;;
+    *) fail "unknown lane $l (v2 or v1)" ;;
+  esac
+done
+exit "$failed"
