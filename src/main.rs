@@ -10,6 +10,11 @@ use janus_server_core::serve::{self, Config};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+/// Counts allocations (relaxed atomics, a few nanoseconds each) so that `janus bench` can
+/// report allocations per request.
+#[global_allocator]
+static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+
 /// Janus: a fast dual-era Model Context Protocol server.
 #[derive(Parser)]
 #[command(version, about)]
@@ -39,8 +44,18 @@ enum Command {
         #[arg(long, default_value_t = 0.5)]
         seconds: f64,
         /// Tiny counts: every server and every check, in seconds (for CI).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "full")]
         smoke: bool,
+        /// Longer measurements and more runs (the default is a quick plan, under a minute).
+        #[arg(long)]
+        full: bool,
+    },
+    /// The benchmark's rmcp peer: the demo tools served by rmcp, the official Rust SDK.
+    #[command(hide = true)]
+    RmcpPeer {
+        /// Use rmcp's non-blocking pipe transport instead of its stdio transport.
+        #[arg(long)]
+        pipes: bool,
     },
     /// The benchmark's floor: answers each line with a fixed result and its id, naively.
     #[command(hide = true)]
@@ -62,7 +77,18 @@ fn main() -> ExitCode {
             };
             run_serve(listen, config)
         }
-        Command::Bench { seconds, smoke } => run_bench(seconds, smoke),
+        Command::Bench {
+            seconds,
+            smoke,
+            full,
+        } => run_bench(seconds, smoke, full),
+        Command::RmcpPeer { pipes } => match janus_bench::rmcp_peer::run(pipes) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rmcp peer: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Floor => {
             match janus_bench::load::floor(std::io::stdin().lock(), std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -72,7 +98,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_bench(seconds: f64, smoke: bool) -> ExitCode {
+fn run_bench(seconds: f64, smoke: bool, full: bool) -> ExitCode {
+    use janus_bench::{allocs, e2e, load};
     let budget = std::time::Duration::from_secs_f64(if smoke { 0.05 } else { seconds });
     print!("{}", janus_bench::quick::run(budget));
     println!();
@@ -83,32 +110,59 @@ fn run_bench(seconds: f64, smoke: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let targets = [
-        janus_bench::load::Target {
-            name: "janus".into(),
-            program: exe.clone(),
-            args: vec!["serve".into()],
-            echoes: true,
-        },
-        janus_bench::load::Target {
-            name: "floor".into(),
-            program: exe,
-            args: vec!["floor".into()],
-            echoes: false,
-        },
-    ];
-    let plan = if smoke {
-        janus_bench::e2e::Plan::smoke()
-    } else {
-        janus_bench::e2e::Plan::quick()
+    let target = |name: &str, args: &[&str], echoes: bool| load::Target {
+        name: name.into(),
+        program: exe.clone(),
+        args: args.iter().map(|&a| a.to_owned()).collect(),
+        echoes,
     };
-    match janus_bench::e2e::run(&targets, plan) {
-        Ok(report) => {
-            print!("{report}");
+    let targets = [
+        target("janus", &["serve"], true),
+        target("rmcp 3.11 (stdio)", &["rmcp-peer"], true),
+        target("rmcp 3.11 (pipes)", &["rmcp-peer", "--pipes"], true),
+        target("floor", &["floor"], false),
+    ];
+    let absent = vec![(
+        "python-sdk v2".to_owned(),
+        "no python-sdk v2 server peer is wired into the benchmark yet".to_owned(),
+    )];
+    let plan = if smoke {
+        e2e::Plan::smoke()
+    } else if full {
+        e2e::Plan::full()
+    } else {
+        e2e::Plan::quick()
+    };
+    let report = match e2e::run(&targets, absent, Some(&targets[0]), plan) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("janus bench: a run failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{report}");
+    let count = || GLOBAL.stats().allocations;
+    println!(
+        "\nHeap allocations per 16 B echo request on Janus's path (FrameCodec + Connection, in \
+         memory): legacy {:.3}, modern {:.3}.",
+        allocs::per_request(load::Era::Legacy, &count),
+        allocs::per_request(load::Era::Modern, &count)
+    );
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(
+            || std::path::PathBuf::from("target"),
+            std::path::PathBuf::from,
+        )
+        .join("janus-bench");
+    match report.save(&dir) {
+        Ok(paths) => {
+            for p in paths {
+                println!("wrote {}", p.display());
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("janus bench: a run failed: {e}");
+            eprintln!("janus bench: cannot write {}: {e}", dir.display());
             ExitCode::FAILURE
         }
     }

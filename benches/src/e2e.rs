@@ -1,123 +1,352 @@
-//! The end-to-end comparison: servers over stdio, pipelined and closed-loop, both eras.
+//! The end-to-end comparison: MCP servers over stdio, pipelined and closed loop, both eras.
 //!
-//! Each target runs in turn, runs interleaved (A B A B ...), and the table gives medians and
-//! the median of the pair-by-pair ratios against the first target.
+//! Every target is measured in turn for each (era, payload), runs interleaved, so a drift of
+//! the machine's speed hits every server alike. Figures are medians over runs; the ratios
+//! against Janus are the medians of the ratios of each run's pair.
 
-use crate::load::{self, Era, Target};
-use std::fmt::{self, Write as _};
-use std::io;
+use crate::load::{self, Budget, Era, Resources, Target};
+use serde::Serialize;
+use std::fmt;
+use std::io::{self, Write as _};
+use std::time::Duration;
 
 /// How much load each measurement sends.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Plan {
-    /// Requests per pipelined run.
-    pub pipelined_requests: u64,
+    /// The name of the plan (`quick`, `full`, `smoke`).
+    pub name: &'static str,
+    /// Time of one pipelined measurement.
+    #[serde(serialize_with = "secs")]
+    pub pipelined: Duration,
+    /// Time of one closed-loop measurement.
+    #[serde(serialize_with = "secs")]
+    pub closed_loop: Duration,
     /// Requests in flight in a pipelined run.
     pub window: usize,
-    /// Requests per closed-loop run.
-    pub closed_loop_requests: u64,
-    /// Runs of each target (odd, for a clean median).
+    /// The echoed text's lengths for pipelined runs.
+    pub payloads: Vec<usize>,
+    /// Runs of each measurement (odd, for a clean median).
     pub runs: usize,
-    /// The echoed text's length in bytes.
-    pub payload: usize,
+    /// The most requests of one measurement.
+    pub max_requests: u64,
+    /// Connections of the mixed-era TCP run (half legacy, half modern); 0 for none.
+    pub mixed_connections: usize,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 impl Plan {
-    /// About ten seconds on two cores.
+    /// Under a minute on two cores: the default of `janus bench`.
     #[must_use]
-    pub const fn quick() -> Self {
+    pub fn quick() -> Self {
         Self {
-            pipelined_requests: 100_000,
+            name: "quick",
+            pipelined: Duration::from_millis(300),
+            closed_loop: Duration::from_millis(250),
             window: 256,
-            closed_loop_requests: 5_000,
+            payloads: vec![16, 1024, 64 * 1024, 1 << 20],
             runs: 3,
-            payload: 16,
+            max_requests: 10_000_000,
+            mixed_connections: 8,
         }
     }
 
-    /// Tiny counts: every target and every check, for CI.
+    /// Longer measurements and more runs (`janus bench --full`).
     #[must_use]
-    pub const fn smoke() -> Self {
+    pub fn full() -> Self {
         Self {
-            pipelined_requests: 2_000,
+            name: "full",
+            pipelined: Duration::from_secs(2),
+            closed_loop: Duration::from_secs(1),
+            runs: 5,
+            ..Self::quick()
+        }
+    }
+
+    /// Tiny counts: every server and every check, in seconds (`janus bench --smoke`, CI).
+    #[must_use]
+    pub fn smoke() -> Self {
+        Self {
+            name: "smoke",
+            pipelined: Duration::from_millis(50),
+            closed_loop: Duration::from_millis(30),
             window: 64,
-            closed_loop_requests: 200,
+            payloads: vec![16, 64 * 1024],
             runs: 1,
-            payload: 16,
+            max_requests: 2_000,
+            mixed_connections: 4,
+        }
+    }
+
+    fn budget(&self, time: Duration) -> Budget {
+        Budget {
+            time,
+            max_requests: self.max_requests,
         }
     }
 }
 
-/// The figures of one target in one era.
-#[derive(Debug, Clone)]
+/// Pipelined figures of one target, era and payload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pipelined {
+    /// The echoed text's length.
+    pub payload: usize,
+    /// Median requests per second.
+    pub per_sec: f64,
+    /// Median over runs of Janus's rate over this target's rate.
+    pub janus_over_this: f64,
+}
+
+/// Closed-loop latency of one target and era (16 B echo), in microseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    /// Median p50.
+    pub p50: f64,
+    /// Median p90.
+    pub p90: f64,
+    /// Median p99.
+    pub p99: f64,
+    /// Median p99.9.
+    pub p999: f64,
+    /// Median max.
+    pub max: f64,
+}
+
+/// All figures of one target in one era.
+#[derive(Debug, Clone, Serialize)]
 pub struct Row {
     /// The target's name.
     pub target: String,
-    /// The era.
-    pub era: Era,
-    /// Median pipelined requests per second.
+    /// `legacy` or `modern`.
+    pub era: &'static str,
+    /// One entry per payload.
+    pub pipelined: Vec<Pipelined>,
+    /// Closed loop, 16 B.
+    pub latency: Latency,
+    /// CPU time per request of the 16 B pipelined run (the process's whole life over the
+    /// requests it answered), in microseconds; `None` where `/proc` is not readable.
+    pub cpu_us_per_request: Option<f64>,
+    /// The largest peak resident set size over the runs, in MiB.
+    pub peak_rss_mib: Option<f64>,
+}
+
+/// The mixed-era TCP run of Janus.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mixed {
+    /// Connections, half of each era.
+    pub connections: usize,
+    /// Median requests per second over all connections.
     pub per_sec: f64,
-    /// Median of (this target's rate / the first target's rate) per run pair.
-    pub rate_ratio: f64,
-    /// Median closed-loop p50, p99 and max, in microseconds.
-    pub p50_us: f64,
-    /// p99, in microseconds.
-    pub p99_us: f64,
-    /// Max, in microseconds.
-    pub max_us: f64,
 }
 
 /// The whole end-to-end report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Report {
     /// The plan that was run.
     pub plan: Plan,
+    /// Targets that were looked for but not found, with the reason.
+    pub absent: Vec<(String, String)>,
     /// One row per target and era.
     pub rows: Vec<Row>,
+    /// The mixed-era run, when the plan has one.
+    pub mixed: Option<Mixed>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-/// Runs the plan on every target, in both eras.
+/// Progress on stderr, one line rewritten in place.
+struct Progress {
+    done: usize,
+    total: usize,
+    /// Only a terminal gets the progress line; a log would fill with it.
+    shown: bool,
+}
+
+impl Progress {
+    fn step(&mut self, what: &str) {
+        self.done += 1;
+        if !self.shown {
+            return;
+        }
+        let mut e = io::stderr().lock();
+        let _ = write!(e, "\r\x1b[2K[{}/{}] {what}", self.done, self.total);
+        let _ = e.flush();
+    }
+
+    fn end(&self) {
+        if self.shown {
+            let _ = write!(io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+}
+
+#[derive(Default, Clone)]
+struct Samples {
+    rates: Vec<Vec<f64>>,
+    p50: Vec<f64>,
+    p90: Vec<f64>,
+    p99: Vec<f64>,
+    p999: Vec<f64>,
+    max: Vec<f64>,
+    cpu_per_req: Vec<f64>,
+    rss: Vec<f64>,
+}
+
+/// Runs the plan on every target (the first must be Janus), in both eras.
 ///
 /// # Errors
 ///
 /// The first failed run: a lost, duplicated or wrong answer, or a server that fails.
-pub fn run(targets: &[Target], plan: Plan) -> io::Result<Report> {
-    let text = load::payload(plan.payload);
-    let mut rows = Vec::new();
-    for era in [Era::Legacy, Era::Modern] {
-        let mut rates = vec![Vec::new(); targets.len()];
-        let mut p50 = vec![Vec::new(); targets.len()];
-        let mut p99 = vec![Vec::new(); targets.len()];
-        let mut max = vec![Vec::new(); targets.len()];
-        for _ in 0..plan.runs.max(1) {
-            for (i, t) in targets.iter().enumerate() {
-                let tp = load::pipelined(t, era, plan.pipelined_requests, plan.window, &text)?;
-                rates[i].push(tp.per_sec());
-                let h = load::closed_loop(t, era, plan.closed_loop_requests, &text)?;
-                p50[i].push(h.value_at_quantile(0.50) as f64 / 1e3);
-                p99[i].push(h.value_at_quantile(0.99) as f64 / 1e3);
-                max[i].push(h.max() as f64 / 1e3);
+pub fn run(
+    targets: &[Target],
+    absent: Vec<(String, String)>,
+    mixed_server: Option<&Target>,
+    plan: Plan,
+) -> io::Result<Report> {
+    let eras = [Era::Legacy, Era::Modern];
+    let mut samples = vec![vec![Samples::default(); targets.len()]; eras.len()];
+    for per_era in &mut samples {
+        for s in per_era.iter_mut() {
+            s.rates = vec![Vec::new(); plan.payloads.len()];
+        }
+    }
+    let mut progress = Progress {
+        done: 0,
+        total: plan.runs.max(1)
+            * (eras.len() * targets.len() * (plan.payloads.len() + 1)
+                + usize::from(mixed_server.is_some() && plan.mixed_connections > 0)),
+        shown: std::io::IsTerminal::is_terminal(&io::stderr()),
+    };
+    let small = load::payload(16);
+    for _ in 0..plan.runs.max(1) {
+        for (e, &era) in eras.iter().enumerate() {
+            for (p, &len) in plan.payloads.iter().enumerate() {
+                let text = load::payload(len);
+                for (t, target) in targets.iter().enumerate() {
+                    progress.step(&format!("{} {} pipelined {len} B", target.name, era.name()));
+                    let r = load::pipelined(
+                        target,
+                        era,
+                        plan.budget(plan.pipelined),
+                        plan.window,
+                        &text,
+                    )?;
+                    let s = &mut samples[e][t];
+                    s.rates[p].push(r.per_sec());
+                    if len == 16 {
+                        if let Some(Resources { cpu, peak_rss_kib }) = r.resources {
+                            s.cpu_per_req
+                                .push(cpu.as_secs_f64() * 1e6 / r.requests as f64);
+                            s.rss.push(peak_rss_kib as f64 / 1024.0);
+                        }
+                    }
+                }
+            }
+            for (t, target) in targets.iter().enumerate() {
+                progress.step(&format!("{} {} closed loop", target.name, era.name()));
+                let (h, r) = load::closed_loop(target, era, plan.budget(plan.closed_loop), &small)?;
+                let s = &mut samples[e][t];
+                let us = |q: f64| h.value_at_quantile(q) as f64 / 1e3;
+                s.p50.push(us(0.50));
+                s.p90.push(us(0.90));
+                s.p99.push(us(0.99));
+                s.p999.push(us(0.999));
+                s.max.push(h.max() as f64 / 1e3);
+                if let Some(res) = r.resources {
+                    s.rss.push(res.peak_rss_kib as f64 / 1024.0);
+                }
             }
         }
-        for (i, t) in targets.iter().enumerate() {
-            let ratios = rates[i].iter().zip(&rates[0]).map(|(r, b)| r / b).collect();
+    }
+    let mut mixed = None;
+    if let (Some(server), true) = (mixed_server, plan.mixed_connections > 0) {
+        let mut rates = Vec::new();
+        for _ in 0..plan.runs.max(1) {
+            progress.step("janus mixed-era TCP");
+            rates.push(load::mixed_tcp(
+                server,
+                plan.mixed_connections,
+                plan.budget(plan.pipelined),
+                plan.window,
+                &small,
+            )?);
+        }
+        mixed = Some(Mixed {
+            connections: plan.mixed_connections,
+            per_sec: median(rates),
+        });
+    }
+    progress.end();
+    let mut rows = Vec::new();
+    for (e, &era) in eras.iter().enumerate() {
+        for (t, target) in targets.iter().enumerate() {
+            let s = &samples[e][t];
+            let janus = &samples[e][0];
+            let pipelined = plan
+                .payloads
+                .iter()
+                .enumerate()
+                .map(|(p, &payload)| Pipelined {
+                    payload,
+                    per_sec: median(s.rates[p].clone()),
+                    janus_over_this: median(
+                        janus.rates[p]
+                            .iter()
+                            .zip(&s.rates[p])
+                            .map(|(j, x)| j / x)
+                            .collect(),
+                    ),
+                })
+                .collect();
             rows.push(Row {
-                target: t.name.clone(),
-                era,
-                per_sec: median(rates[i].clone()),
-                rate_ratio: median(ratios),
-                p50_us: median(p50[i].clone()),
-                p99_us: median(p99[i].clone()),
-                max_us: median(max[i].clone()),
+                target: target.name.clone(),
+                era: era.name(),
+                pipelined,
+                latency: Latency {
+                    p50: median(s.p50.clone()),
+                    p90: median(s.p90.clone()),
+                    p99: median(s.p99.clone()),
+                    p999: median(s.p999.clone()),
+                    max: median(s.max.clone()),
+                },
+                cpu_us_per_request: (!s.cpu_per_req.is_empty())
+                    .then(|| median(s.cpu_per_req.clone())),
+                peak_rss_mib: s.rss.iter().copied().reduce(f64::max),
             });
         }
     }
-    Ok(Report { plan, rows })
+    Ok(Report {
+        plan,
+        absent,
+        rows,
+        mixed,
+    })
+}
+
+fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+fn size(b: usize) -> String {
+    match b {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
 }
 
 impl fmt::Display for Report {
@@ -125,30 +354,159 @@ impl fmt::Display for Report {
         let p = &self.plan;
         writeln!(
             f,
-            "End to end over stdio: echo of {} B; pipelined: {} requests, {} in flight; \
-             closed loop: {} requests one at a time; medians of {} interleaved runs",
-            p.payload, p.pipelined_requests, p.window, p.closed_loop_requests, p.runs
+            "End to end over stdio ({} plan): echo; pipelined {:.2} s per measurement with {} \
+             in flight; closed loop {:.2} s of 16 B requests one at a time; medians of {} \
+             interleaved runs. (Nx) = Janus's rate over this server's, pair by pair.",
+            p.name,
+            p.pipelined.as_secs_f64(),
+            p.window,
+            p.closed_loop.as_secs_f64(),
+            p.runs
         )?;
         writeln!(f)?;
-        writeln!(
-            f,
-            "| server | era | pipelined req/s | vs first | closed-loop p50 | p99 | max |"
-        )?;
-        writeln!(f, "|---|---|---:|---:|---:|---:|---:|")?;
+        write!(f, "| server | era |")?;
+        for &b in &p.payloads {
+            write!(f, " pipelined {} req/s |", size(b))?;
+        }
+        writeln!(f, " p50 | p90 | p99 | p99.9 | max | CPU/req | peak RSS |")?;
+        write!(f, "|---|---|")?;
+        for _ in &p.payloads {
+            write!(f, "---:|")?;
+        }
+        writeln!(f, "---:|---:|---:|---:|---:|---:|---:|")?;
         for r in &self.rows {
-            let mut rate = String::new();
-            let _ = write!(rate, "{:.0}", r.per_sec);
+            write!(f, "| {} | {} |", r.target, r.era)?;
+            for c in &r.pipelined {
+                if r.target == self.rows[0].target {
+                    write!(f, " {} |", rate(c.per_sec))?;
+                } else {
+                    write!(f, " {} ({:.2}x) |", rate(c.per_sec), c.janus_over_this)?;
+                }
+            }
+            let l = &r.latency;
+            write!(
+                f,
+                " {:.1} us | {:.1} us | {:.1} us | {:.1} us | {:.0} us |",
+                l.p50, l.p90, l.p99, l.p999, l.max
+            )?;
+            match r.cpu_us_per_request {
+                Some(c) => write!(f, " {c:.2} us |")?,
+                None => write!(f, " n/a |")?,
+            }
+            match r.peak_rss_mib {
+                Some(m) => writeln!(f, " {m:.1} MiB |")?,
+                None => writeln!(f, " n/a |")?,
+            }
+        }
+        for (name, why) in &self.absent {
+            writeln!(f, "| {name} | absent: {why} |")?;
+        }
+        if let Some(m) = &self.mixed {
+            writeln!(f)?;
             writeln!(
                 f,
-                "| {} | {} | {rate} | {:.2}x | {:.1} us | {:.1} us | {:.1} us |",
-                r.target,
-                r.era.name(),
-                r.rate_ratio,
-                r.p50_us,
-                r.p99_us,
-                r.max_us
+                "Mixed eras over TCP: janus serve --listen, {} connections (half legacy, half \
+                 modern), pipelined 16 B echo: {} req/s in all.",
+                m.connections,
+                rate(m.per_sec)
             )?;
         }
         Ok(())
+    }
+}
+
+impl Report {
+    /// An SVG chart: pipelined throughput by payload (log scale) and closed-loop p50, per
+    /// server and era.
+    #[must_use]
+    pub fn svg(&self) -> String {
+        let colors = [
+            "#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+        ];
+        let (w, h) = (900.0_f64, 420.0_f64);
+        let mut s = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">"#
+        );
+        s.push_str(r#"<rect width="100%" height="100%" fill="white"/>"#);
+        s.push_str(r#"<text x="10" y="18" font-size="14">Pipelined echo, requests/s (log scale), by payload</text>"#);
+        let groups = self.plan.payloads.len() * 2;
+        let group_w = (w - 60.0) / groups as f64;
+        let bars = self.rows.len() / 2;
+        let top = 30.0;
+        let plot_h = h - 130.0;
+        let y_of = |v: f64| {
+            let lv = v.max(1.0).log10().clamp(2.0, 8.0);
+            top + plot_h * (1.0 - (lv - 2.0) / 6.0)
+        };
+        for dec in 2..=8 {
+            let y = y_of(10f64.powi(dec));
+            s.push_str(&format!(
+                r##"<line x1="50" x2="{w}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="5" y="{:.1}">1e{dec}</text>"##,
+                y + 4.0
+            ));
+        }
+        for (e, era) in ["legacy", "modern"].iter().enumerate() {
+            for (p, &payload) in self.plan.payloads.iter().enumerate() {
+                let g = e * self.plan.payloads.len() + p;
+                let x0 = 55.0 + g as f64 * group_w;
+                let bw = (group_w - 10.0) / bars.max(1) as f64;
+                for (b, row) in self.rows.iter().filter(|r| r.era == *era).enumerate() {
+                    let v = row.pipelined[p].per_sec;
+                    let y = y_of(v);
+                    s.push_str(&format!(
+                        r#"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{} {era} {}: {:.0} req/s</title></rect>"#,
+                        x0 + b as f64 * bw,
+                        bw - 1.0,
+                        top + plot_h - y,
+                        colors[b % colors.len()],
+                        row.target,
+                        size(payload),
+                        v
+                    ));
+                }
+                s.push_str(&format!(
+                    r#"<text x="{:.1}" y="{:.1}">{era} {}</text>"#,
+                    x0,
+                    top + plot_h + 14.0,
+                    size(payload)
+                ));
+            }
+        }
+        let legend_y = h - 70.0;
+        for (b, row) in self.rows.iter().filter(|r| r.era == "legacy").enumerate() {
+            let lat: Vec<String> = self
+                .rows
+                .iter()
+                .filter(|r| r.target == row.target)
+                .map(|r| format!("{} p50 {:.1} us", r.era, r.latency.p50))
+                .collect();
+            s.push_str(&format!(
+                r#"<rect x="60" y="{:.1}" width="10" height="10" fill="{}"/><text x="76" y="{:.1}">{}: closed-loop {}</text>"#,
+                legend_y + b as f64 * 15.0,
+                colors[b % colors.len()],
+                legend_y + 9.0 + b as f64 * 15.0,
+                row.target,
+                lat.join(", ")
+            ));
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+
+    /// Writes `report.json` and `chart.svg` into `dir`; returns their paths.
+    ///
+    /// # Errors
+    ///
+    /// When the folder or the files cannot be written.
+    pub fn save(&self, dir: &std::path::Path) -> io::Result<Vec<std::path::PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let json = dir.join("report.json");
+        let svg = dir.join("chart.svg");
+        std::fs::write(
+            &json,
+            serde_json::to_vec_pretty(self).map_err(io::Error::other)?,
+        )?;
+        std::fs::write(&svg, self.svg())?;
+        Ok(vec![json, svg])
     }
 }

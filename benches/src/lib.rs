@@ -5,9 +5,13 @@
 //! - [`quick`]: the in-process codec comparison that `janus bench` prints first.
 //! - [`load`]: a load driver for stdio servers (pipelined and closed loop) and the floor.
 //! - [`e2e`]: the end-to-end comparison of servers that `janus bench` prints next.
+//! - [`allocs`]: heap allocations per request on Janus's path.
+//! - [`rmcp_peer`]: the same demo tools served by rmcp, the official Rust SDK.
 
+pub mod allocs;
 pub mod baseline;
 pub mod corpus;
 pub mod e2e;
 pub mod load;
 pub mod quick;
+pub mod rmcp_peer;

@@ -48,17 +48,57 @@ pub struct Target {
 /// One `tools/call` of `echo` with id `id`, encoded for `era`, with its newline.
 #[must_use]
 pub fn echo_request(era: Era, id: u64, text: &str) -> Vec<u8> {
-    let line = match era {
-        Era::Legacy => format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
-        ),
-        Era::Modern => format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"janus-bench","version":"1.0.0"}}}}}}}}"#
-        ),
-    };
-    let mut b = line.into_bytes();
-    b.push(b'\n');
+    let t = RequestTemplate::new(era, text);
+    let mut b = Vec::new();
+    t.write(&mut b, id);
     b
+}
+
+/// An echo request encoded once, but for its id: writing one is two copies and an integer.
+#[derive(Debug, Clone)]
+pub struct RequestTemplate {
+    prefix: &'static [u8],
+    suffix: Vec<u8>,
+}
+
+impl RequestTemplate {
+    /// The template of `era`'s echo request with this text.
+    #[must_use]
+    pub fn new(era: Era, text: &str) -> Self {
+        let suffix = match era {
+            Era::Legacy => format!(
+                r#","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
+            ),
+            Era::Modern => format!(
+                r#","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"janus-bench","version":"1.0.0"}}}}}}}}"#
+            ),
+        };
+        let mut suffix = suffix.into_bytes();
+        suffix.push(b'\n');
+        Self {
+            prefix: br#"{"jsonrpc":"2.0","id":"#,
+            suffix,
+        }
+    }
+
+    /// Appends the request with id `id` to `out`.
+    pub fn write(&self, out: &mut Vec<u8>, id: u64) {
+        out.extend_from_slice(self.prefix);
+        out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+        out.extend_from_slice(&self.suffix);
+    }
+
+    /// The length of one request, about.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.prefix.len() + self.suffix.len() + 8
+    }
+
+    /// Never true: a request has bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
 }
 
 /// Printable ASCII text of `len` bytes that needs no JSON escaping.
@@ -97,8 +137,7 @@ impl Session {
             stdout,
         };
         if era == Era::Legacy {
-            s.write(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"janus-bench","version":"1.0.0"}}}
-"#)?;
+            s.write(INITIALIZE)?;
             let line = s.read_line()?;
             if !contains(&line, br#""protocolVersion""#) {
                 return Err(bad(format!(
@@ -162,42 +201,58 @@ fn answer_id(line: &[u8]) -> Option<u64> {
     std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
 }
 
-/// Checks one answer: an id in `1..=n` not seen before, and the echoed text.
-fn check_answer(line: &[u8], n: u64, seen: &mut [bool], text: Option<&[u8]>) -> io::Result<()> {
-    let id = answer_id(line).ok_or_else(|| bad(format!("no id in {}", lossy(line))))?;
-    if id == 0 || id > n {
-        return Err(bad(format!("unexpected id {id}")));
-    }
-    let slot = &mut seen[usize::try_from(id - 1).unwrap_or(usize::MAX)];
-    if *slot {
-        return Err(bad(format!("id {id} answered twice")));
-    }
-    *slot = true;
-    if contains(line, br#""error""#) {
-        return Err(bad(format!("an error answer: {}", lossy(line))));
-    }
-    if let Some(t) = text {
-        if !contains(line, t) {
-            return Err(bad(format!("id {id}: the echoed text is wrong")));
-        }
-    }
-    Ok(())
-}
-
 fn lossy(line: &[u8]) -> String {
     String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned()
 }
 
-/// The result of a pipelined run.
+/// How long a run lasts, and its most requests.
 #[derive(Debug, Clone, Copy)]
-pub struct Throughput {
-    /// Requests answered.
+pub struct Budget {
+    /// The writer stops starting new requests after this long.
+    pub time: Duration,
+    /// And after this many.
+    pub max_requests: u64,
+}
+
+/// What the server process used, read from `/proc` before its input closed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Resources {
+    /// User plus system CPU time.
+    pub cpu: Duration,
+    /// Peak resident set size, in KiB.
+    pub peak_rss_kib: u64,
+}
+
+/// Reads a process's CPU time and peak RSS from `/proc` (Linux); `None` elsewhere.
+fn resources(pid: u32) -> Option<Resources> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel's USER_HZ is 100 on every Linux that Janus runs on.
+    let cpu = Duration::from_millis(ticks * 10);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let peak_rss_kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0);
+    Some(Resources { cpu, peak_rss_kib })
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// Requests answered (every one sent).
     pub requests: u64,
     /// Wall time from the first write to the last answer.
     pub elapsed: Duration,
+    /// What the server used over its whole life (start and handshake included).
+    pub resources: Option<Resources>,
 }
 
-impl Throughput {
+impl Run {
     /// Requests per second.
     #[must_use]
     pub fn per_sec(&self) -> f64 {
@@ -205,8 +260,47 @@ impl Throughput {
     }
 }
 
-/// Sends `n` echo requests with at most `window` unanswered at any time, and waits for every
-/// answer.
+/// A growable set of answered ids, one bit each.
+struct Seen(Vec<u64>);
+
+impl Seen {
+    /// Marks `id`; false when it was already marked.
+    fn insert(&mut self, id: u64) -> bool {
+        let (w, b) = (usize::try_from(id / 64).unwrap_or(usize::MAX), id % 64);
+        if w >= self.0.len() {
+            self.0.resize(w + 1, 0);
+        }
+        let fresh = self.0[w] & (1 << b) == 0;
+        self.0[w] |= 1 << b;
+        fresh
+    }
+}
+
+/// Checks one answer: an id in `1..=sent` not seen before, no error, and the echoed text.
+fn check_answer(line: &[u8], sent: u64, seen: &mut Seen, text: Option<&[u8]>) -> io::Result<()> {
+    let id = answer_id(line).ok_or_else(|| bad(format!("no id in {}", lossy(line))))?;
+    if id == 0 || id > sent {
+        return Err(bad(format!("unexpected id {id}")));
+    }
+    if !seen.insert(id) {
+        return Err(bad(format!("id {id} answered twice")));
+    }
+    if contains(line, br#""error""#) {
+        return Err(bad(format!("an error answer: {}", lossy(line))));
+    }
+    if let Some(t) = text {
+        // Find the text block's value, then compare it in place: a search for a long text
+        // as a needle would cost more than the server's work.
+        let at = memchr::memmem::find(line, br#""text":"#).map(|at| at + 7);
+        if !at.is_some_and(|at| line[at..].starts_with(t)) {
+            return Err(bad(format!("id {id}: the echoed text is wrong")));
+        }
+    }
+    Ok(())
+}
+
+/// Sends echo requests with at most `window` unanswered, until the budget is spent, and waits
+/// for every answer.
 ///
 /// # Errors
 ///
@@ -214,91 +308,286 @@ impl Throughput {
 pub fn pipelined(
     target: &Target,
     era: Era,
-    n: u64,
+    budget: Budget,
     window: usize,
     text: &str,
-) -> io::Result<Throughput> {
+) -> io::Result<Run> {
     let mut s = Session::start(target, era)?;
-    let requests: Vec<Vec<u8>> = (1..=n).map(|id| echo_request(era, id, text)).collect();
-    let done = Arc::new(AtomicUsize::new(0));
-    let mut stdin = s.stdin.take().expect("stdin open");
-    let writer_done = Arc::clone(&done);
+    let stdin = s.stdin.take().expect("stdin open");
+    let mut resources = None;
+    let pid = s.child.id();
+    let (requests, elapsed) = drive(
+        stdin,
+        &mut s.stdout,
+        &target.name,
+        era,
+        budget,
+        window,
+        text,
+        target.echoes,
+        || resources = resources_at(pid),
+    )?;
+    let status = s.finish()?;
+    if !status.success() {
+        return Err(bad(format!("{} exited with {status}", target.name)));
+    }
+    Ok(Run {
+        requests,
+        elapsed,
+        resources,
+    })
+}
+
+/// The pipelined loop over any pair of streams: a writer thread keeps `window` requests in
+/// flight until the budget is spent, this thread reads and checks every answer. `at_end` runs
+/// once every answer is in, before the writer closes its stream.
+#[allow(clippy::too_many_arguments)]
+fn drive<W: Write + Send + 'static, R: BufRead>(
+    mut writer: W,
+    reader: &mut R,
+    name: &str,
+    era: Era,
+    budget: Budget,
+    window: usize,
+    text: &str,
+    echoes: bool,
+    mut at_end: impl FnMut(),
+) -> io::Result<(u64, Duration)> {
+    const STOPPED: usize = 1 << (usize::BITS - 1);
+    let template = RequestTemplate::new(era, text);
+    let answered = Arc::new(AtomicUsize::new(0));
+    // Requests sent, with the STOPPED bit set once the writer has stopped.
+    let sent = Arc::new(AtomicUsize::new(0));
+    let (w_answered, w_sent) = (Arc::clone(&answered), Arc::clone(&sent));
     let window = window.max(1);
+    let reader_thread = thread::current();
+    // The writer keeps its stream open until every answer is read, so a server never sees the
+    // end of its input while answers are still due.
+    let (close_tx, close_rx) = std::sync::mpsc::channel::<()>();
     let start = Instant::now();
     let writer = thread::spawn(move || -> io::Result<()> {
-        let mut sent = 0usize;
-        let mut chunk = Vec::with_capacity(64 * 1024);
-        while sent < requests.len() {
-            let answered = writer_done.load(Ordering::Acquire);
-            let allowed = (answered + window).saturating_sub(sent);
+        let mut n = 0u64;
+        let batch_bytes = 64 * 1024;
+        let mut chunk = Vec::with_capacity(batch_bytes + template.len());
+        let result = loop {
+            if n >= budget.max_requests || start.elapsed() >= budget.time {
+                break Ok(());
+            }
+            let done = w_answered.load(Ordering::Acquire) as u64;
+            let allowed = (done + window as u64).saturating_sub(n);
             if allowed == 0 {
                 thread::park_timeout(Duration::from_millis(1));
                 continue;
             }
             chunk.clear();
-            for r in requests.iter().skip(sent).take(allowed.min(512)) {
-                chunk.extend_from_slice(r);
-                sent += 1;
+            let mut k = 0;
+            while k < allowed && n < budget.max_requests && (k == 0 || chunk.len() < batch_bytes) {
+                n += 1;
+                k += 1;
+                template.write(&mut chunk, n);
             }
-            stdin.write_all(&chunk)?;
-            stdin.flush()?;
-        }
-        Ok(())
+            if let Err(e) = writer.write_all(&chunk).and_then(|()| writer.flush()) {
+                break Err(e);
+            }
+            w_sent.store(usize::try_from(n).unwrap_or(usize::MAX), Ordering::Release);
+            reader_thread.unpark();
+        };
+        w_sent.fetch_or(STOPPED, Ordering::AcqRel);
+        reader_thread.unpark();
+        let _ = close_rx.recv_timeout(Duration::from_secs(60));
+        drop(writer);
+        result
     });
     let writer_thread = writer.thread().clone();
-    let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
     let want = format!(r#""{text}""#);
-    let check_text = target.echoes.then_some(want.as_bytes());
+    let check_text = echoes.then_some(want.as_bytes());
+    let mut seen = Seen(Vec::new());
     let mut line = Vec::with_capacity(1024);
-    for _ in 0..n {
-        line.clear();
-        if s.stdout.read_until(b'\n', &mut line)? == 0 {
-            return Err(bad(format!("{}: output ended early", target.name)));
+    let mut got = 0u64;
+    let outcome = loop {
+        let state = sent.load(Ordering::Acquire);
+        let total = (state & !STOPPED) as u64;
+        if got == total {
+            if state & STOPPED != 0 {
+                break Ok(());
+            }
+            thread::park_timeout(Duration::from_millis(1));
+            continue;
         }
-        check_answer(&line, n, &mut seen, check_text)?;
-        done.fetch_add(1, Ordering::Release);
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break Err(bad(format!("{name}: output ended early"))),
+            Ok(_) => {}
+            Err(e) => break Err(e),
+        }
+        if let Err(e) = check_answer(&line, total, &mut seen, check_text) {
+            break Err(e);
+        }
+        got += 1;
+        answered.fetch_add(1, Ordering::Release);
         writer_thread.unpark();
-    }
+    };
     let elapsed = start.elapsed();
-    writer
-        .join()
-        .map_err(|_| bad("the writer panicked".into()))??;
-    let status = s.finish()?;
-    if !status.success() {
-        return Err(bad(format!("{} exited with {status}", target.name)));
+    if outcome.is_ok() {
+        at_end();
     }
-    Ok(Throughput {
-        requests: n,
-        elapsed,
-    })
+    let _ = close_tx.send(());
+    let written = writer
+        .join()
+        .map_err(|_| bad("the writer panicked".into()))?;
+    outcome?;
+    written?;
+    Ok((got, elapsed))
 }
 
-/// Sends `n` echo requests one at a time and records each round trip, in nanoseconds.
+/// Runs `server --listen 127.0.0.1:PORT` and drives `connections` TCP connections at once,
+/// half legacy and half modern, each pipelining 16 B echoes; returns requests per second in
+/// all.
+///
+/// # Errors
+///
+/// When the server does not start, or an answer is lost or wrong.
+pub fn mixed_tcp(
+    server: &Target,
+    connections: usize,
+    budget: Budget,
+    window: usize,
+    text: &str,
+) -> io::Result<f64> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let child = Command::new(&server.program)
+        .args(&server.args)
+        .arg("--listen")
+        .arg(&addr)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let _guard = KillOnDrop(child);
+    let waited = Instant::now();
+    let mut handles = Vec::new();
+    for i in 0..connections.max(1) {
+        let stream = loop {
+            match std::net::TcpStream::connect(&addr) {
+                Ok(s) => break s,
+                Err(_) if waited.elapsed() < Duration::from_secs(5) => {
+                    thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        stream.set_nodelay(true)?;
+        let era = if i % 2 == 0 { Era::Legacy } else { Era::Modern };
+        let text = text.to_owned();
+        let name = format!("{} tcp #{i}", server.name);
+        let echoes = server.echoes;
+        handles.push(thread::spawn(move || -> io::Result<(u64, Duration)> {
+            let mut reader = BufReader::with_capacity(256 * 1024, stream.try_clone()?);
+            let mut writer = stream;
+            if era == Era::Legacy {
+                writer.write_all(INITIALIZE)?;
+                let mut line = Vec::new();
+                reader.read_until(b'\n', &mut line)?;
+                if !contains(&line, br#""protocolVersion""#) {
+                    return Err(bad(format!("{name}: bad initialize answer")));
+                }
+            }
+            drive(
+                writer,
+                &mut reader,
+                &name,
+                era,
+                budget,
+                window,
+                &text,
+                echoes,
+                || {},
+            )
+        }));
+    }
+    let mut total = 0;
+    let mut longest = Duration::ZERO;
+    for h in handles {
+        let (n, d) = h
+            .join()
+            .map_err(|_| bad("a connection panicked".into()))??;
+        total += n;
+        longest = longest.max(d);
+    }
+    Ok(total as f64 / longest.as_secs_f64())
+}
+
+/// The legacy handshake's first line.
+pub const INITIALIZE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"janus-bench\",\"version\":\"1.0.0\"}}}\n";
+
+/// Kills a child process when dropped.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn resources_at(pid: u32) -> Option<Resources> {
+    resources(pid)
+}
+
+fn resources_of(s: &Session) -> Option<Resources> {
+    resources(s.child.id())
+}
+
+/// Sends echo requests one at a time until the budget is spent, and records each round trip
+/// in nanoseconds.
 ///
 /// # Errors
 ///
 /// When an answer is lost or wrong, or the server fails.
-pub fn closed_loop(target: &Target, era: Era, n: u64, text: &str) -> io::Result<Histogram<u64>> {
+pub fn closed_loop(
+    target: &Target,
+    era: Era,
+    budget: Budget,
+    text: &str,
+) -> io::Result<(Histogram<u64>, Run)> {
     let mut s = Session::start(target, era)?;
+    let template = RequestTemplate::new(era, text);
     let mut hist =
         Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| bad(e.to_string()))?;
-    let mut seen = vec![false; usize::try_from(n).unwrap_or(0)];
+    let mut seen = Seen(Vec::new());
     let want = format!(r#""{text}""#);
     let check_text = target.echoes.then_some(want.as_bytes());
-    for id in 1..=n {
-        let req = echo_request(era, id, text);
+    let mut req = Vec::with_capacity(template.len());
+    let start = Instant::now();
+    let mut id = 0;
+    while id < budget.max_requests && start.elapsed() < budget.time {
+        id += 1;
+        req.clear();
+        template.write(&mut req, id);
         let t = Instant::now();
         s.write(&req)?;
         let line = s.read_line()?;
         let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        check_answer(&line, n, &mut seen, check_text)?;
+        check_answer(&line, id, &mut seen, check_text)?;
         hist.saturating_record(ns.max(1));
     }
+    let elapsed = start.elapsed();
+    let resources = resources_of(&s);
     let status = s.finish()?;
     if !status.success() {
         return Err(bad(format!("{} exited with {status}", target.name)));
     }
-    Ok(hist)
+    Ok((
+        hist,
+        Run {
+            requests: id,
+            elapsed,
+            resources,
+        },
+    ))
 }
 
 /// The floor: reads lines, reads each id naively, writes a fixed answer. Nothing can answer an
@@ -354,16 +643,16 @@ mod tests {
             .filter(|l| !l.is_empty())
             .collect();
         assert_eq!(lines.len(), 3);
-        let mut seen = vec![false; 3];
+        let mut seen = Seen(Vec::new());
         for l in lines {
             check_answer(l, 3, &mut seen, None).unwrap();
         }
-        assert!(seen.iter().all(|&s| s));
+        assert!((1..=3).all(|id| !seen.insert(id)));
     }
 
     #[test]
     fn answers_are_checked_for_duplicates_and_text() {
-        let mut seen = vec![false; 2];
+        let mut seen = Seen(Vec::new());
         let ok = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"abc"}]}}"#;
         check_answer(ok, 2, &mut seen, Some(br#""abc""#)).unwrap();
         assert!(check_answer(ok, 2, &mut seen, Some(br#""abc""#)).is_err());

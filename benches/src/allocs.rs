@@ -1,0 +1,57 @@
+//! Heap allocations per request on Janus's path, counted in memory.
+//!
+//! The caller passes the counter of its global allocator (the `janus` binary counts with
+//! `stats_alloc`); frames go through `FrameCodec` and `Connection` into a reused output buffer,
+//! as the driver does, after a warm-up that the count leaves out.
+
+use bytes::BytesMut;
+use janus_codec::{Frame, FrameCodec};
+use janus_server_core::{Connection, Outcome, demo};
+
+use crate::load::{Era, RequestTemplate};
+
+/// Requests counted per era.
+const COUNTED: u64 = 10_000;
+/// Requests handled before counting starts.
+const WARM_UP: u64 = 100;
+
+/// Allocations per request of 16 B echoes in `era`, given the allocator's running count of
+/// allocations.
+///
+/// # Panics
+///
+/// When an echo does not produce an answer (the path measured would not be the real one).
+#[must_use]
+pub fn per_request(era: Era, allocations: &dyn Fn() -> usize) -> f64 {
+    let template = RequestTemplate::new(era, "abcdefghijklmnop");
+    let mut stream = Vec::new();
+    if era == Era::Legacy {
+        stream.extend_from_slice(crate::load::INITIALIZE);
+    }
+    for id in 1..=WARM_UP + COUNTED {
+        template.write(&mut stream, id);
+    }
+    let mut input = BytesMut::from(&stream[..]);
+    let mut codec = FrameCodec::new();
+    let mut conn = Connection::new(demo::server());
+    let mut out = BytesMut::with_capacity(1 << 20);
+    let mut handle = |input: &mut BytesMut, out: &mut BytesMut| {
+        let Some(frame @ Frame::Line(_)) = codec.decode_frame(input) else {
+            panic!("a frame per request");
+        };
+        assert!(matches!(conn.handle_frame(&frame, out), Outcome::Done));
+        assert!(out.ends_with(b"\n"), "an answer per request");
+        out.clear();
+    };
+    if era == Era::Legacy {
+        handle(&mut input, &mut out);
+    }
+    for _ in 0..WARM_UP {
+        handle(&mut input, &mut out);
+    }
+    let before = allocations();
+    for _ in 0..COUNTED {
+        handle(&mut input, &mut out);
+    }
+    (allocations() - before) as f64 / COUNTED as f64
+}

@@ -1,0 +1,124 @@
+//! The rmcp peer: the official Rust SDK (rmcp 3.11) serving the same demo tools as Janus
+//! (`echo`, `add`, `fail`), so the benchmark compares servers on the same work.
+//!
+//! `janus rmcp-peer` runs it on rmcp's `stdio()` transport (tokio's blocking-pool stdio);
+//! `janus rmcp-peer --pipes` on rmcp's `stdio_pipes()` (non-blocking pipes), which takes the
+//! transport's own cost out of the comparison.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The demo tools, served by rmcp.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Demo;
+
+fn schema(v: Value) -> Arc<serde_json::Map<String, Value>> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::default(),
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "echo",
+            "Returns its text argument as one text block.",
+            schema(
+                json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}),
+            ),
+        ),
+        Tool::new(
+            "add",
+            "Adds two numbers; returns the sum as text and as structured content.",
+            schema(
+                json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}),
+            ),
+        ),
+        Tool::new(
+            "fail",
+            "Always fails: a result with isError true.",
+            schema(json!({"type":"object","additionalProperties":false})),
+        ),
+    ]
+}
+
+impl ServerHandler for Demo {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let result = match request.name.as_ref() {
+            "echo" => match args.get("text").and_then(Value::as_str) {
+                Some(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+                None => CallToolResult::error(vec![ContentBlock::text(
+                    "Invalid arguments for tool echo: text must be a string",
+                )]),
+            },
+            "add" => {
+                let (a, b) = (
+                    args.get("a").and_then(Value::as_f64),
+                    args.get("b").and_then(Value::as_f64),
+                );
+                match (a, b) {
+                    (Some(a), Some(b)) => CallToolResult::structured(json!({ "sum": a + b })),
+                    _ => CallToolResult::error(vec![ContentBlock::text(
+                        "Invalid arguments for tool add: a and b must be numbers",
+                    )]),
+                }
+            }
+            "fail" => {
+                CallToolResult::error(vec![ContentBlock::text("fail: this tool always fails")])
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("Unknown tool: {other}"),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves the demo tools on stdin/stdout until the client closes its input.
+///
+/// # Errors
+///
+/// When the runtime cannot start or the service fails to start.
+pub fn run(pipes: bool) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let service = if pipes {
+            Demo.serve(rmcp::transport::io::stdio_pipes()).await
+        } else {
+            Demo.serve(rmcp::transport::io::stdio()).await
+        }
+        .map_err(|e| e.to_string())?;
+        service.waiting().await.map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
