@@ -65,6 +65,30 @@ impl<'buf> RawJson<'buf> {
         found
     }
 
+    /// Looks up several members of this object in one pass (the last of a duplicated key
+    /// wins); each slot is `None` when the value is not an object or lacks that key.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use janus_codec::RawJson;
+    ///
+    /// let params = RawJson::new_unchecked(r#"{"name":"echo","arguments":{"text":"hi"}}"#);
+    /// let [name, args] = params.get_many(["name", "arguments"]);
+    /// assert_eq!(name.unwrap().as_str(), r#""echo""#);
+    /// assert_eq!(args.unwrap().as_str(), r#"{"text":"hi"}"#);
+    /// ```
+    #[must_use]
+    pub fn get_many<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
+        let mut found = [None; N];
+        for_each_member(self, |k, escaped, v| {
+            if let Some(i) = keys.iter().position(|key| raw_eq(k, escaped, key)) {
+                found[i] = Some(v);
+            }
+        });
+        found
+    }
+
     /// Wraps text that the caller knows to be one valid JSON value, for passthrough.
     ///
     /// The codec does not check it again; [`crate::encode`] only replaces raw line breaks
@@ -238,6 +262,7 @@ pub struct Message<'buf> {
     params: Option<RawJson<'buf>>,
     meta: Option<RawJson<'buf>>,
     envelope: Envelope<'buf>,
+    params_members: ParamMembers<'buf>,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
 }
@@ -266,6 +291,17 @@ impl<'buf> Message<'buf> {
     #[must_use]
     pub const fn params(&self) -> Option<RawJson<'buf>> {
         self.params
+    }
+
+    /// The member `key` of an object `params` (the last one of a duplicated key), found
+    /// during the validating pass when `params` has few members, else by a walk over it.
+    #[must_use]
+    pub fn param(&self, key: &str) -> Option<RawJson<'buf>> {
+        let params = self.params?;
+        if self.params_members.more {
+            return params.get(key);
+        }
+        self.params_members.find(key)
     }
 
     /// `params._meta` as sent, when `params` is an object that has it (of any type).
@@ -320,6 +356,10 @@ impl From<Error> for Rejection<'_> {
 
 /// What a frame holds: one message, or (JSON-RPC batch) an array of them.
 #[derive(Debug, Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing the message would allocate for every frame; a Parsed lives on the stack"
+)]
 pub enum Parsed<'buf> {
     /// One message.
     Single(Message<'buf>),
@@ -485,6 +525,7 @@ struct Members<'buf> {
     id: Option<(RawJson<'buf>, Kind)>,
     method: Option<(RawJson<'buf>, Kind)>,
     params: Option<(RawJson<'buf>, Kind)>,
+    params_members: ParamMembers<'buf>,
     meta: Option<(RawJson<'buf>, Envelope<'buf>)>,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
@@ -586,7 +627,7 @@ fn read_object<'buf>(
             sc.skip_ws();
             let start = sc.pos;
             let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
-                m.meta = read_params(sc, depth + 1)?;
+                m.meta = read_params(sc, depth + 1, &mut m.params_members)?;
                 Kind::Object
             } else {
                 sc.value(depth + 1)?
@@ -599,6 +640,7 @@ fn read_object<'buf>(
                 Field::Params => {
                     if kind != Kind::Object {
                         m.meta = None;
+                        m.params_members = ParamMembers::default();
                     }
                     m.params = Some((v, kind));
                 }
@@ -615,12 +657,15 @@ fn read_object<'buf>(
 }
 
 /// Walks a `params` object, validating it, and returns its `_meta` member with the envelope
-/// read from it on the way (so the envelope costs no second walk).
+/// read from it on the way (so the envelope costs no second walk). The first members are
+/// recorded in `members`, so a handler finds `name` or `arguments` without a second walk.
 fn read_params<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
+    members: &mut ParamMembers<'buf>,
 ) -> Result<Option<(RawJson<'buf>, Envelope<'buf>)>, Error> {
     let mut meta = None;
+    *members = ParamMembers::default();
     if !sc.enter_object(depth)? {
         return Ok(None);
     }
@@ -635,12 +680,48 @@ fn read_params<'buf>(
         } else {
             sc.value(depth + 1)?;
         }
+        let value = RawJson(sc.since(start));
         if is_meta {
-            meta = Some((RawJson(sc.since(start)), env));
+            meta = Some((value, env));
         }
+        members.push(k, escaped, value);
         if !sc.member_end()? {
             return Ok(meta);
         }
+    }
+}
+
+/// How many members of `params` a message keeps spans of.
+const KEPT_PARAMS: usize = 6;
+
+/// The first members of an object `params`, as spans (no allocation: a fixed inline list,
+/// and no drop glue, so a message ends its frame's borrow where it is last used).
+#[derive(Debug, Clone, Copy, Default)]
+struct ParamMembers<'buf> {
+    kept: [Option<(&'buf str, bool, RawJson<'buf>)>; KEPT_PARAMS],
+    len: usize,
+    /// True when `params` had more members than are kept.
+    more: bool,
+}
+
+impl<'buf> ParamMembers<'buf> {
+    fn push(&mut self, key: &'buf str, escaped: bool, value: RawJson<'buf>) {
+        if self.len < KEPT_PARAMS {
+            self.kept[self.len] = Some((key, escaped, value));
+            self.len += 1;
+        } else {
+            self.more = true;
+        }
+    }
+
+    /// The last kept member named `key`.
+    fn find(&self, key: &str) -> Option<RawJson<'buf>> {
+        self.kept[..self.len]
+            .iter()
+            .rev()
+            .flatten()
+            .find(|(k, escaped, _)| raw_eq(k, *escaped, key))
+            .map(|&(_, _, v)| v)
     }
 }
 
@@ -705,6 +786,7 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
             params: m.params.map(|p| p.0),
             meta: m.meta.map(|m| m.0),
             envelope: m.meta.map(|m| m.1).unwrap_or_default(),
+            params_members: m.params_members,
             result: None,
             error: None,
         });
@@ -723,7 +805,50 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
         params: None,
         meta: None,
         envelope: Envelope::default(),
+        params_members: ParamMembers::default(),
         result: m.result,
         error: m.error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(text: &str) -> Message<'_> {
+        Parser::new()
+            .parse_single(text.as_bytes())
+            .expect("a message")
+    }
+
+    #[test]
+    fn params_members_are_found_without_a_second_walk_and_agree_with_get() {
+        let m = msg(
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a","n\u0061me":"b","arguments":{"x":1}}}"#,
+        );
+        assert_eq!(m.param("name").unwrap().as_str(), r#""b""#);
+        assert_eq!(m.param("arguments").unwrap().as_str(), r#"{"x":1}"#);
+        assert_eq!(m.param("missing"), None);
+        // More members than are kept: the walk over params answers, with the same rule.
+        let many = r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"a":8}}"#;
+        let m = msg(many);
+        for key in ["a", "b", "f", "g", "h"] {
+            assert_eq!(m.param(key), m.params().unwrap().get(key), "{key}");
+        }
+        assert_eq!(m.param("a").unwrap().as_str(), "8");
+        // A later params that is not an object leaves no members behind.
+        let m = msg(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a"},"params":[1]}"#);
+        assert_eq!(m.param("name"), None);
+        assert_eq!(m.params().unwrap().as_str(), "[1]");
+    }
+
+    #[test]
+    fn get_many_reads_several_members_in_one_walk() {
+        let v = RawJson::new_unchecked(r#"{"a":1,"b":{"c":2},"a":3}"#);
+        assert_eq!(
+            v.get_many(["a", "b", "z"]).map(|x| x.map(RawJson::as_str)),
+            [Some("3"), Some(r#"{"c":2}"#), None]
+        );
+        assert_eq!(RawJson::new_unchecked("[1]").get_many(["a"]), [None]);
+    }
 }

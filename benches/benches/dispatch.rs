@@ -1,0 +1,131 @@
+//! Criterion bench of dispatch: request frames through `Connection` to encoded answers, in
+//! memory, per era, against serde-based handling of the same messages (typed request with a
+//! `serde_json` map of arguments, as the SDKs deserialise it; typed response serialised).
+
+use bytes::{Bytes, BytesMut};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use janus_bench::load::{Era, INITIALIZE, RequestTemplate};
+use janus_server_core::{Connection, demo};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::hint::black_box;
+
+/// How an SDK reads a request: typed envelope, typed params, arguments as a JSON map.
+#[derive(Deserialize)]
+struct Request {
+    jsonrpc: String,
+    id: Value,
+    method: String,
+    #[serde(default)]
+    params: Option<Params>,
+}
+
+#[derive(Deserialize)]
+struct Params {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Map<String, Value>>,
+}
+
+#[derive(Serialize)]
+struct Response<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: CallResult<'a>,
+}
+
+#[derive(Serialize)]
+struct CallResult<'a> {
+    content: [Text<'a>; 1],
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+/// Handles one echo request the serde way; returns the answer line's length.
+fn serde_handle(line: &[u8], out: &mut Vec<u8>) -> usize {
+    let req: Request = serde_json::from_slice(line).expect("a request");
+    assert_eq!(req.jsonrpc, "2.0");
+    assert_eq!(req.method, "tools/call");
+    let params = req.params.expect("params");
+    let modern = params
+        .meta
+        .as_ref()
+        .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"));
+    assert_eq!(params.name, "echo");
+    let args = params.arguments.expect("arguments");
+    let text = args.get("text").and_then(Value::as_str).expect("text");
+    let resp = Response {
+        jsonrpc: "2.0",
+        id: &req.id,
+        result: CallResult {
+            content: [Text { kind: "text", text }],
+            result_type: modern.then_some("complete"),
+            meta: modern.then(|| {
+                serde_json::json!({"io.modelcontextprotocol/serverInfo":{"name":"serde","version":"1"}})
+            }),
+        },
+    };
+    out.clear();
+    serde_json::to_writer(&mut *out, &resp).expect("encode");
+    out.push(b'\n');
+    out.len()
+}
+
+fn frames(era: Era, n: u64) -> Vec<Bytes> {
+    let t = RequestTemplate::new(era, "abcdefghijklmnop");
+    (1..=n)
+        .map(|id| {
+            let mut b = Vec::new();
+            t.write(&mut b, id);
+            b.pop();
+            Bytes::from(b)
+        })
+        .collect()
+}
+
+fn dispatch(c: &mut Criterion) {
+    for era in [Era::Legacy, Era::Modern] {
+        let frames = frames(era, 1024);
+        let mut g = c.benchmark_group(format!("dispatch/echo 16 B {}", era.name()));
+        g.throughput(Throughput::Elements(1));
+        let mut conn = Connection::new(demo::server());
+        let mut out = BytesMut::with_capacity(1 << 16);
+        if era == Era::Legacy {
+            conn.handle_line(&INITIALIZE[..INITIALIZE.len() - 1], &mut out);
+        }
+        let mut i = 0;
+        g.bench_function("janus Connection", |b| {
+            b.iter(|| {
+                out.clear();
+                let frame = &frames[i % frames.len()];
+                i += 1;
+                black_box(conn.handle_line(frame, &mut out));
+                out.len()
+            });
+        });
+        let mut vec = Vec::with_capacity(1 << 16);
+        let mut j = 0;
+        g.bench_function("serde typed request + response", |b| {
+            b.iter(|| {
+                let frame = &frames[j % frames.len()];
+                j += 1;
+                serde_handle(black_box(frame), &mut vec)
+            });
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, dispatch);
+criterion_main!(benches);
