@@ -120,22 +120,82 @@ fn escape_mask16_portable(s: &[u8; 16]) -> u32 {
         .fold(0, |m, (i, &c)| m | (u32::from(needs_escape(c)) << i))
 }
 
-/// Writes JSON text that is already encoded (a value the caller knows to be valid), as is,
-/// but for raw `\r` and `\n` (white space in valid JSON), which become spaces.
+/// Writes JSON text that is already encoded (a value the caller knows to be valid), compact:
+/// white space outside strings is left out, so the output stays one line of compact JSON
+/// however the text was spaced.
+///
+/// A text with no white space at all (the usual case) is copied whole. Should the text hold
+/// a raw line break inside a string (invalid JSON, against the contract), it becomes a space:
+/// the output never breaks its line.
 pub fn write_raw(out: &mut BytesMut, json: &str) {
     let b = json.as_bytes();
-    if memchr::memchr2(b'\n', b'\r', b).is_none() {
+    // A string has no white space outside itself: only a (invalid) raw line break matters.
+    let plain = if b.first() == Some(&b'"') {
+        memchr::memchr2(b'\n', b'\r', b).is_none()
+    } else {
+        !has_white_space(b)
+    };
+    if plain {
         out.extend_from_slice(b);
         return;
     }
     out.reserve(b.len());
+    let begin = out.len();
     let mut run = 0;
-    for i in memchr::memchr2_iter(b'\n', b'\r', b) {
-        out.extend_from_slice(&b[run..i]);
-        out.put_u8(b' ');
-        run = i + 1;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = string_end(b, i + 1),
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                out.extend_from_slice(&b[run..i]);
+                while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+                    i += 1;
+                }
+                run = i;
+            }
+            _ => i += 1,
+        }
     }
     out.extend_from_slice(&b[run..]);
+    // NB. Only reachable with invalid text: a raw line break that sat inside a string.
+    for c in &mut out[begin..] {
+        if matches!(*c, b'\r' | b'\n') {
+            *c = b' ';
+        }
+    }
+}
+
+/// True when `b` holds a JSON white-space byte.
+fn has_white_space(b: &[u8]) -> bool {
+    let mut blocks = b.chunks_exact(64);
+    for block in &mut blocks {
+        // No early exit inside a block, so the compare vectorises.
+        let found = block.iter().fold(0u8, |acc, &c| {
+            acc | u8::from(matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        });
+        if found != 0 {
+            return true;
+        }
+    }
+    blocks
+        .remainder()
+        .iter()
+        .any(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// The offset just after the closing quote of the string whose body starts at `i`.
+fn string_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(off) = memchr::memchr2(b'"', b'\\', &b[i..]) {
+        i += off;
+        if b[i] == b'"' {
+            return i + 1;
+        }
+        i += 2;
+        if i >= b.len() {
+            break;
+        }
+    }
+    b.len()
 }
 
 /// Writes an integer.
@@ -399,9 +459,18 @@ mod tests {
     }
 
     #[test]
-    fn raw_passthrough_removes_line_breaks() {
+    fn raw_line_breaks_inside_strings_never_break_the_line() {
+        for bad in ["\"a\nb\"", "[\"a\rb\", 1 ]", "{\"k\": \"x\ny\"}"] {
+            let mut out = BytesMut::new();
+            write_raw(&mut out, bad);
+            assert!(!out.contains(&b'\n') && !out.contains(&b'\r'), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn raw_passthrough_is_compact() {
         let mut out = BytesMut::new();
-        write_raw(&mut out, "{\r\n\"a\" :\n1}");
-        assert_eq!(&out[..], b"{  \"a\" : 1}");
+        write_raw(&mut out, "{\r\n\"a b\" :\n[1, \"x\\\" y\"]\t}");
+        assert_eq!(&out[..], br#"{"a b":[1,"x\" y"]}"#);
     }
 }

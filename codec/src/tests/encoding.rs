@@ -110,6 +110,15 @@ fn write_value(w: &mut JsonWriter<'_>, v: &Value) {
 proptest! {
     #![proptest_config(proptest_config(512))]
 
+    /// `write_raw` gives what serde_json writes compact, however the text was spaced.
+    #[test]
+    fn raw_text_is_written_compact(v in json_value()) {
+        let mut out = BytesMut::new();
+        encode::write_raw(&mut out, &serde_json::to_string_pretty(&v).unwrap());
+        let compact = serde_json::to_string(&v).unwrap();
+        prop_assert_eq!(&out[..], compact.as_bytes());
+    }
+
     /// `write_str` writes a JSON string that reads back as the same text, on one line.
     #[test]
     fn write_str_round_trips_on_one_line(s in string()) {
@@ -237,10 +246,10 @@ proptest! {
 }
 
 #[test]
-fn write_raw_replaces_only_line_breaks() {
+fn write_raw_leaves_out_white_space_outside_strings() {
     let mut out = BytesMut::new();
-    encode::write_raw(&mut out, "[1,\r\n\t\"a\\nb\"\n]");
-    assert_eq!(&out[..], b"[1,  \t\"a\\nb\" ]");
+    encode::write_raw(&mut out, "[1,\r\n\t\"a\\nb c\"\n, { \"k\" : \" \" } ]");
+    assert_eq!(&out[..], br#"[1,"a\nb c",{"k":" "}]"#);
     let v: Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(v, json!([1, "a\nb"]));
+    assert_eq!(v, json!([1, "a\nb c", {"k": " "}]));
 }
