@@ -9,6 +9,7 @@
 //! The lifecycle is a plain match on (state, method).
 
 use crate::server::{Server, Shape};
+use crate::tasks::TaskStore;
 use crate::tools::{Args, Call, Output, ToolResult};
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
@@ -39,8 +40,11 @@ pub type LineFuture = Pin<Box<dyn Future<Output = Option<Bytes>> + Send + 'stati
 
 /// Work that a frame started and that finishes later: run `future` and write its line.
 pub struct Job {
-    /// The request's id, for `notifications/cancelled`; `None` for a batch.
+    /// The request's id, for `notifications/cancelled`; `None` for a batch or a task's work.
     pub id: Option<IdBuf>,
+    /// True for a task's work: no request waits for it, so the end of input does not wait
+    /// for it either (the task ends with the connection).
+    pub background: bool,
     /// Yields the encoded answer. A panic inside the tool is caught and answered `-32603`.
     pub future: LineFuture,
 }
@@ -79,6 +83,8 @@ pub struct Connection {
     parser: Parser,
     /// Cancels named by notifications inside a batch, for [`Connection::poll_cancel`].
     cancels: Vec<IdBuf>,
+    /// This connection's tasks (both generations).
+    tasks: Arc<TaskStore>,
 }
 
 const PARSE_ERROR_MESSAGE: &str = "Parse error";
@@ -98,6 +104,7 @@ impl Connection {
             state: State::Fresh,
             parser: Parser::new(),
             cancels: Vec::new(),
+            tasks: Arc::default(),
         }
     }
 
@@ -248,6 +255,9 @@ impl Connection {
                 Outcome::Done
             }
             (Some(v), "tools/call") => self.tools_call(id, msg, Shape::new(v), out),
+            (Some(ProtocolVersion::V2025_11_25), m) if m.starts_with("tasks/") => {
+                self.legacy_tasks(id, msg, out)
+            }
             (Some(_), _) => {
                 write_method_not_found(out, id, method);
                 Outcome::Done
@@ -259,6 +269,7 @@ impl Connection {
     fn modern(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
         let method = msg.method();
         if method == "initialize" {
+            // NB. Echoed as sent; `write_raw` makes it compact.
             let requested = msg.params().and_then(|p| p.get("protocolVersion"));
             write_unsupported(out, id, requested.map_or("null", RawJson::as_str));
             return Outcome::Done;
@@ -302,6 +313,7 @@ impl Connection {
                 );
                 Outcome::Done
             }
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.modern_tasks(id, msg, out),
             _ => {
                 write_method_not_found(out, id, method);
                 Outcome::Done
@@ -343,11 +355,7 @@ impl Connection {
         shape: Shape,
         out: &mut BytesMut,
     ) -> Outcome {
-        let params = msg.params();
-        let Some(name) = params
-            .and_then(|p| p.get("name"))
-            .and_then(RawJson::as_string)
-        else {
+        let Some(name) = msg.param("name").and_then(RawJson::as_string) else {
             encode::write_error(
                 out,
                 Some(id),
@@ -357,14 +365,19 @@ impl Connection {
             );
             return Outcome::Done;
         };
-        let Some(tool) = self.server.tool(&name) else {
+        let Some((spec, tool)) = self.server.tool(&name) else {
             let message = format!("Unknown tool: {name}");
             encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
             return Outcome::Done;
         };
-        let args = params
-            .and_then(|p| p.get("arguments"))
-            .filter(|a| !a.is_null());
+        let task = match self.task_mode(msg, shape, spec.task_support) {
+            Ok(task) => task,
+            Err(refusal) => {
+                refusal.write(out, id, &name);
+                return Outcome::Done;
+            }
+        };
+        let args = msg.param("arguments").filter(|a| !a.is_null());
         if args.is_some_and(|a| !a.is_object()) {
             encode::write_error(
                 out,
@@ -374,6 +387,9 @@ impl Connection {
                 None,
             );
             return Outcome::Done;
+        }
+        if let Some(task) = task {
+            return self.task_call(id, tool, args, shape, task, out);
         }
         let mark = out.len();
         encode::begin_result(out, id);
@@ -402,6 +418,7 @@ impl Connection {
                     Some(line.freeze())
                 };
                 Outcome::Spawn(Job {
+                    background: false,
                     id: Some(owned),
                     future: Box::pin(future),
                 })
@@ -479,6 +496,7 @@ impl Connection {
             (!out.is_empty()).then(|| out.freeze())
         };
         Outcome::Spawn(Job {
+            background: false,
             id: None,
             future: Box::pin(future),
         })
@@ -493,6 +511,8 @@ fn declares_tasks(msg: &Message<'_>) -> bool {
         .and_then(|e| e.get(TASKS_EXTENSION))
         .is_some_and(RawJson::is_object)
 }
+
+mod tasks_wire;
 
 /// Writes the answers of a batch as one array line (nothing when there are none).
 fn write_batch<'a>(out: &mut BytesMut, lines: impl Iterator<Item = &'a [u8]>) {

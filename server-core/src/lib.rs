@@ -35,6 +35,7 @@
 pub mod connection;
 pub mod demo;
 pub mod server;
+pub mod tasks;
 pub mod tools;
 
 #[cfg(feature = "tokio")]

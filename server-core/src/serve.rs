@@ -70,6 +70,10 @@ where
     let mut jobs: JoinSet<Option<Bytes>> = JoinSet::new();
     // Live jobs by task; a cancelled job is removed here, so its answer is never written.
     let mut live: HashMap<tokio::task::Id, Option<IdBuf>> = HashMap::new();
+    // Jobs that answer a request (not a task's background work): the end of input waits for
+    // these only.
+    let mut foreground = 0usize;
+    let mut background: std::collections::HashSet<tokio::task::Id> = Default::default();
     let mut by_request: HashMap<IdBuf, AbortHandle> = HashMap::new();
     let mut eof = false;
     loop {
@@ -87,6 +91,11 @@ where
                     if let Some(id) = &job.id {
                         by_request.insert(id.clone(), handle.clone());
                     }
+                    if job.background {
+                        background.insert(handle.id());
+                    } else {
+                        foreground += 1;
+                    }
                     live.insert(handle.id(), job.id);
                 }
                 Outcome::Cancel(id) => cancel(&id, &mut live, &mut by_request),
@@ -101,7 +110,8 @@ where
         if !out.is_empty() && !write_out(&mut writer, &mut out).await {
             return Ok(());
         }
-        if eof && jobs.is_empty() {
+        if eof && foreground == 0 {
+            // Only tasks' background work is left: it ends with the connection.
             return Ok(());
         }
         let can_read = !eof && jobs.len() < config.max_in_flight;
@@ -115,9 +125,16 @@ where
                 }
             }
             Some(done) = jobs.join_next_with_id(), if !jobs.is_empty() => {
-                finish(done, &mut live, &mut by_request, &mut out);
-                while let Some(done) = jobs.try_join_next_with_id() {
-                    finish(done, &mut live, &mut by_request, &mut out);
+                let mut done = Some(done);
+                while let Some(d) = done.take().or_else(|| jobs.try_join_next_with_id()) {
+                    let task = match &d {
+                        Ok((task, _)) => *task,
+                        Err(e) => e.id(),
+                    };
+                    if !background.remove(&task) {
+                        foreground -= 1;
+                    }
+                    finish(d, &mut live, &mut by_request, &mut out);
                 }
             }
         }

@@ -75,6 +75,7 @@ pub struct Server {
     pages: Vec<Vec<String>>,
     /// `,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{...}}`.
     modern_tail: String,
+    clock: fn() -> u64,
 }
 
 impl std::fmt::Debug for Server {
@@ -95,9 +96,26 @@ pub struct ServerBuilder {
     tools: Vec<Entry>,
     page_size: usize,
     ttl_ms: u64,
+    clock: fn() -> u64,
+}
+
+/// Milliseconds since the Unix epoch, from the system clock.
+#[must_use]
+pub fn system_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl ServerBuilder {
+    /// Sets the clock (milliseconds since the Unix epoch) that task timestamps and expiry
+    /// read; [`system_clock`] by default. Tests pass their own.
+    #[must_use]
+    pub fn clock(mut self, clock: fn() -> u64) -> Self {
+        self.clock = clock;
+        self
+    }
+
     /// Sets a human title for the server.
     #[must_use]
     pub fn title(mut self, title: &str) -> Self {
@@ -180,6 +198,7 @@ impl ServerBuilder {
             ttl_ms: self.ttl_ms,
             pages,
             modern_tail,
+            clock: self.clock,
         })
     }
 }
@@ -241,6 +260,7 @@ impl Server {
             tools: Vec::new(),
             page_size: DEFAULT_PAGE_SIZE,
             ttl_ms: DEFAULT_TTL_MS,
+            clock: system_clock,
         }
     }
 
@@ -250,14 +270,21 @@ impl Server {
         &self.info_json
     }
 
-    pub(crate) fn tool(&self, name: &str) -> Option<&dyn Tool> {
+    pub(crate) fn tool(&self, name: &str) -> Option<(&ToolSpec, &dyn Tool)> {
         // A few names compare faster than they hash.
         let i = if self.tools.len() <= 8 {
             self.tools.iter().position(|e| e.spec.name == name)
         } else {
             self.index.get(name).copied()
         };
-        i.map(|i| &*self.tools[i].handler)
+        i.map(|i| (&self.tools[i].spec, &*self.tools[i].handler))
+    }
+
+    /// Milliseconds since the Unix epoch, from the server's clock (task timestamps and
+    /// expiry; the only time the core uses).
+    #[must_use]
+    pub fn now_ms(&self) -> u64 {
+        (self.clock)()
     }
 
     pub(crate) fn modern_tail(&self) -> &str {
@@ -275,8 +302,12 @@ impl Server {
         let mut w = JsonWriter::new(out);
         w.begin_object();
         w.key("protocolVersion").str(version.as_str());
-        w.key("capabilities")
-            .raw(r#"{"tools":{"listChanged":false}}"#);
+        // NB. Experimental tasks exist in 2025-11-25 only.
+        w.key("capabilities").raw(if version == ProtocolVersion::V2025_11_25 {
+            r#"{"tools":{"listChanged":false},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}"#
+        } else {
+            r#"{"tools":{"listChanged":false}}"#
+        });
         w.key("serverInfo").raw(info);
         if let Some(i) = &self.instructions {
             w.key("instructions").str(i);
@@ -293,7 +324,9 @@ impl Server {
             }
             encode::write_str(out, v.as_str());
         }
-        out.extend_from_slice(br#"],"capabilities":{"tools":{"listChanged":false}}"#);
+        out.extend_from_slice(
+            br#"],"capabilities":{"tools":{"listChanged":false},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
+        );
         if let Some(i) = &self.instructions {
             out.extend_from_slice(br#","instructions":"#);
             encode::write_str(out, i);

@@ -740,6 +740,26 @@ fn initialize_on_a_modern_connection_is_32022_with_requested() {
     assert_eq!(r["error"]["data"]["requested"], "2026-07-28", "{r}");
 }
 
+/// Found by the `connection` fuzz target: `data.requested` echoed a spaced `protocolVersion`
+/// as sent, so the answer was not compact JSON.
+#[test]
+fn initialize_on_a_modern_connection_echoes_requested_compact() {
+    let mut c = Client::modern();
+    let line = concat!(
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": "#,
+        r#"{"protocolVersion": ["2025-06-18", {"a b": "c, d"}],"#,
+        r#" "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}"#,
+    );
+    // `answer` checks that every line is compact.
+    let r = c.answer(line);
+    assert_eq!(code(&r), -32022, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requested"],
+        json!(["2025-06-18", {"a b": "c, d"}]),
+        "{r}"
+    );
+}
+
 #[test]
 fn removed_and_unknown_methods_are_method_not_found() {
     let mut c = Client::new();
@@ -765,7 +785,10 @@ fn server_discover_has_its_shape() {
         json!({
             "resultType": "complete",
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {"listChanged": false}},
+            "capabilities": {
+                "tools": {"listChanged": false},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
             "ttlMs": 60_000,
             "cacheScope": "public",
             "_meta": {SERVER_INFO: {

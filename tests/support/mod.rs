@@ -111,6 +111,20 @@ impl Server {
         }
     }
 
+    /// Waits for a notification with this method and removes it from the pending lines.
+    pub(crate) fn expect_notification(&mut self, method: &str) -> Result<Value, String> {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(i) = self.pending.iter().position(|v| {
+                v.get("id").is_none() && v.get("method").and_then(Value::as_str) == Some(method)
+            }) {
+                return Ok(self.pending.remove(i));
+            }
+            self.receive(deadline)
+                .map_err(|e| format!("expecting {method}: {e}"))?;
+        }
+    }
+
     /// Waits for an array line and removes it from the pending lines.
     pub(crate) fn expect_array(&mut self) -> Result<Vec<Value>, String> {
         let deadline = Instant::now() + WAIT;
