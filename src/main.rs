@@ -115,17 +115,30 @@ fn run_bench(seconds: f64, smoke: bool, full: bool) -> ExitCode {
         program: exe.clone(),
         args: args.iter().map(|&a| a.to_owned()).collect(),
         echoes,
+        light: false,
     };
-    let targets = [
+    let mut targets = vec![
         target("janus", &["serve"], true),
         target("rmcp 3.11 (stdio)", &["rmcp-peer"], true),
         target("rmcp 3.11 (pipes)", &["rmcp-peer", "--pipes"], true),
         target("floor", &["floor"], false),
     ];
-    let absent = vec![(
-        "python-sdk v2".to_owned(),
-        "no python-sdk v2 server peer is wired into the benchmark yet".to_owned(),
-    )];
+    let mut absent = Vec::new();
+    match python_peer() {
+        Some(python) => targets.push(load::Target {
+            name: "python-sdk v2 2.3.0".into(),
+            program: python,
+            args: vec![janus_bench::PY_PEER.to_owned()],
+            echoes: true,
+            light: true,
+        }),
+        None => absent.push((
+            "python-sdk v2".to_owned(),
+            "no Python with mcp==2.3.0 found (bash tests/interop/run.sh v2 creates one; or set \
+             JANUS_BENCH_PYTHON)"
+                .to_owned(),
+        )),
+    }
     let plan = if smoke {
         e2e::Plan::smoke()
     } else if full {
@@ -166,6 +179,29 @@ fn run_bench(seconds: f64, smoke: bool, full: bool) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The Python of a virtual environment with mcp==2.3.0: `JANUS_BENCH_PYTHON`, else the one
+/// the interop lane creates.
+fn python_peer() -> Option<std::path::PathBuf> {
+    let candidate = std::env::var_os("JANUS_BENCH_PYTHON").map_or_else(
+        || {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/interop/venv-py-v2-mcp-2.3.0/bin/python")
+        },
+        std::path::PathBuf::from,
+    );
+    let ok = std::process::Command::new(&candidate)
+        .args([
+            "-c",
+            "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '2.3.0')",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(candidate)
 }
 
 /// Logs go to stderr only: stdout holds protocol bytes. `JANUS_LOG=debug` shows more.

@@ -232,6 +232,9 @@ pub fn run(
                 let text = load::payload(len);
                 for (t, target) in targets.iter().enumerate() {
                     progress.step(&format!("{} {} pipelined {len} B", target.name, era.name()));
+                    if target.light && p > 0 {
+                        continue;
+                    }
                     let r = load::pipelined(
                         target,
                         era,
@@ -377,7 +380,9 @@ impl fmt::Display for Report {
         for r in &self.rows {
             write!(f, "| {} | {} |", r.target, r.era)?;
             for c in &r.pipelined {
-                if r.target == self.rows[0].target {
+                if c.per_sec.is_nan() {
+                    write!(f, " — |")?;
+                } else if r.target == self.rows[0].target {
                     write!(f, " {} |", rate(c.per_sec))?;
                 } else {
                     write!(f, " {} ({:.2}x) |", rate(c.per_sec), c.janus_over_this)?;

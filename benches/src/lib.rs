@@ -15,3 +15,6 @@ pub mod e2e;
 pub mod load;
 pub mod quick;
 pub mod rmcp_peer;
+
+/// The python-sdk v2 peer server script (run with a Python that has mcp==2.3.0).
+pub const PY_PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/peers/py_server.py");

@@ -43,6 +43,8 @@ pub struct Target {
     pub args: Vec<String>,
     /// Whether its answers echo the request's text (the floor's do not).
     pub echoes: bool,
+    /// A slow peer: measured on the smallest payload only, to keep the run short.
+    pub light: bool,
 }
 
 /// One `tools/call` of `echo` with id `id`, encoded for `era`, with its newline.
