@@ -5,7 +5,8 @@
 #
 #   v2: mcp==2.3.0, its `Client` in the modes auto (server/discover probe), 2026-07-28 (pinned)
 #       and legacy (initialize handshake).
-#   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake.
+#   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake; then its experimental tasks
+#       client against Janus's 2025-11-25 tasks (tasks_v1.py).
 #
 # Each lane has its own virtual environment under target/interop/, made here and reused while it
 # still holds the pinned version. The server is target/release/janus (built here), or $JANUS_BIN.
@@ -77,7 +78,10 @@ failed=0
 for l in "${lanes[@]}"; do
   case $l in
     v2) lane py-v2 "$MCP_V2" client_v2.py || failed=1 ;;
-    v1) lane py-v1 "$MCP_V1" client_v1.py || failed=1 ;;
+    v1)
+      lane py-v1 "$MCP_V1" client_v1.py || failed=1
+      lane py-v1 "$MCP_V1" tasks_v1.py || failed=1
+      ;;
     *) fail "unknown lane $l (v2 or v1)" ;;
   esac
 done
