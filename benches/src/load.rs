@@ -388,11 +388,13 @@ fn drive<W: Write + Send + 'static, R: BufRead>(
                 k += 1;
                 template.write(&mut chunk, n);
             }
+            // Counted as sent before the write: the server may answer the first requests of
+            // the chunk before the write returns.
+            w_sent.store(usize::try_from(n).unwrap_or(usize::MAX), Ordering::Release);
+            reader_thread.unpark();
             if let Err(e) = writer.write_all(&chunk).and_then(|()| writer.flush()) {
                 break Err(e);
             }
-            w_sent.store(usize::try_from(n).unwrap_or(usize::MAX), Ordering::Release);
-            reader_thread.unpark();
         };
         w_sent.fetch_or(STOPPED, Ordering::AcqRel);
         reader_thread.unpark();

@@ -262,7 +262,7 @@ pub struct Message<'buf> {
     params: Option<RawJson<'buf>>,
     meta: Option<RawJson<'buf>>,
     envelope: Envelope<'buf>,
-    params_members: ParamMembers<'buf>,
+    params_members: ParamMembers,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
 }
@@ -301,7 +301,7 @@ impl<'buf> Message<'buf> {
         if self.params_members.more {
             return params.get(key);
         }
-        self.params_members.find(key)
+        self.params_members.find(params.as_str(), key)
     }
 
     /// `params._meta` as sent, when `params` is an object that has it (of any type).
@@ -525,7 +525,7 @@ struct Members<'buf> {
     id: Option<(RawJson<'buf>, Kind)>,
     method: Option<(RawJson<'buf>, Kind)>,
     params: Option<(RawJson<'buf>, Kind)>,
-    params_members: ParamMembers<'buf>,
+    params_members: ParamMembers,
     meta: Option<(RawJson<'buf>, Envelope<'buf>)>,
     result: Option<RawJson<'buf>>,
     error: Option<RawJson<'buf>>,
@@ -662,10 +662,11 @@ fn read_object<'buf>(
 fn read_params<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
-    members: &mut ParamMembers<'buf>,
+    members: &mut ParamMembers,
 ) -> Result<Option<(RawJson<'buf>, Envelope<'buf>)>, Error> {
     let mut meta = None;
     *members = ParamMembers::default();
+    let params_start = sc.pos;
     if !sc.enter_object(depth)? {
         return Ok(None);
     }
@@ -684,7 +685,9 @@ fn read_params<'buf>(
         if is_meta {
             meta = Some((value, env));
         }
-        members.push(k, escaped, value);
+        // The params text runs to the end of the frame at most; the offsets only need its
+        // start.
+        members.push(&sc.s[params_start..], k, escaped, value.0);
         if !sc.member_end()? {
             return Ok(meta);
         }
@@ -694,34 +697,53 @@ fn read_params<'buf>(
 /// How many members of `params` a message keeps spans of.
 const KEPT_PARAMS: usize = 6;
 
-/// The first members of an object `params`, as spans (no allocation: a fixed inline list,
-/// and no drop glue, so a message ends its frame's borrow where it is last used).
+/// The first members of an object `params`, as offsets into the `params` text: small (a
+/// message is moved by value), no allocation, no drop glue.
 #[derive(Debug, Clone, Copy, Default)]
-struct ParamMembers<'buf> {
-    kept: [Option<(&'buf str, bool, RawJson<'buf>)>; KEPT_PARAMS],
-    len: usize,
-    /// True when `params` had more members than are kept.
+struct ParamMembers {
+    /// Per member: key start, key length, value start, value length (within `params`).
+    kept: [[u32; 4]; KEPT_PARAMS],
+    /// Bit `i`: member `i`'s key holds an escape.
+    escaped: u8,
+    len: u8,
+    /// True when `params` had more members than are kept (or offsets too large to keep).
     more: bool,
 }
 
-impl<'buf> ParamMembers<'buf> {
-    fn push(&mut self, key: &'buf str, escaped: bool, value: RawJson<'buf>) {
-        if self.len < KEPT_PARAMS {
-            self.kept[self.len] = Some((key, escaped, value));
-            self.len += 1;
-        } else {
-            self.more = true;
+impl ParamMembers {
+    /// Records a member; `key` and `value` are slices of `params`.
+    fn push(&mut self, params: &str, key: &str, escaped: bool, value: &str) {
+        let base = params.as_ptr() as usize;
+        let offsets = [
+            key.as_ptr() as usize - base,
+            key.len(),
+            value.as_ptr() as usize - base,
+            value.len(),
+        ];
+        let len = usize::from(self.len);
+        match (len < KEPT_PARAMS, offsets.map(u32::try_from)) {
+            (true, [Ok(a), Ok(b), Ok(c), Ok(d)]) => {
+                self.kept[len] = [a, b, c, d];
+                self.escaped |= u8::from(escaped) << len;
+                self.len += 1;
+            }
+            _ => self.more = true,
         }
     }
 
     /// The last kept member named `key`.
-    fn find(&self, key: &str) -> Option<RawJson<'buf>> {
-        self.kept[..self.len]
-            .iter()
-            .rev()
-            .flatten()
-            .find(|(k, escaped, _)| raw_eq(k, *escaped, key))
-            .map(|&(_, _, v)| v)
+    fn find<'buf>(&self, params: &'buf str, key: &str) -> Option<RawJson<'buf>> {
+        let slice = |at: u32, len: u32| {
+            let at = at as usize;
+            params.get(at..at + len as usize)
+        };
+        (0..usize::from(self.len)).rev().find_map(|i| {
+            let [ks, kl, vs, vl] = self.kept[i];
+            let k = slice(ks, kl)?;
+            raw_eq(k, self.escaped & (1 << i) != 0, key)
+                .then(|| slice(vs, vl).map(RawJson))
+                .flatten()
+        })
     }
 }
 
