@@ -29,11 +29,11 @@ use janus_codec::{Era, Frame, FrameCodec, IdBuf, MessageKind, ProtocolVersion};
 use janus_fuzz::oracle::{self, ItemView, MessageView, Verdict};
 use janus_fuzz::wire::{self, Line, Reply};
 use janus_server_core::{Connection, Job, Outcome, Server, demo};
-use tokio::task::JoinHandle;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tokio::task::JoinHandle;
 
 const MODERN: &str = "2026-07-28";
 const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -655,7 +655,10 @@ impl Harness {
                 check_batch(l, &want);
             }
             Expect::Background => {
-                assert!(answers.is_empty(), "background work answers nothing: {lines:?}");
+                assert!(
+                    answers.is_empty(),
+                    "background work answers nothing: {lines:?}"
+                );
             }
         }
     }
@@ -675,10 +678,11 @@ impl Harness {
     fn remember_tasks(&mut self, r: &Reply) {
         let Some(result) = &r.result else { return };
         for id in [&result["task"]["taskId"], &result["taskId"]] {
-            if let Some(id) = id.as_str() {
-                if self.tasks.len() < MAX_KNOWN_TASKS && !self.tasks.iter().any(|t| t == id) {
-                    self.tasks.push(id.to_owned());
-                }
+            if let Some(id) = id.as_str()
+                && self.tasks.len() < MAX_KNOWN_TASKS
+                && !self.tasks.iter().any(|t| t == id)
+            {
+                self.tasks.push(id.to_owned());
             }
         }
     }

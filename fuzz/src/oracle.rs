@@ -19,7 +19,7 @@ use janus_codec::{
     DEFAULT_MAX_DEPTH, Envelope, Era, INVALID_REQUEST, Id, Message, MessageKind, Parsed, Parser,
     RawJson, Rejection,
 };
-use serde::Deserialize;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use std::collections::BTreeMap;
@@ -98,12 +98,82 @@ pub enum Verdict {
 // JSON through serde_json.
 // ---------------------------------------------------------------------------------------------
 
+/// A `Value` read by serde_json, member by member.
+///
+/// NB. Not `Value::deserialize`: with serde_json's `raw_value` feature (needed here for ids),
+/// that reads an object whose first key is `$serde_json::private::RawValue` as the raw JSON
+/// text held in its value, so `{"$serde_json::private::RawValue":""}` would not be JSON.
+/// The fuzzer found that key in serde_json's own comparisons.
+struct Plain(Value);
+
+impl<'de> Deserialize<'de> for Plain {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(PlainVisitor).map(Plain)
+    }
+}
+
+struct PlainVisitor;
+
+impl<'de> Visitor<'de> for PlainVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::from(s))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Plain(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        // The last of a duplicated key wins, as in `Value`.
+        let mut members = Map::new();
+        while let Some((k, Plain(v))) = map.next_entry::<String, Plain>()? {
+            members.insert(k, v);
+        }
+        Ok(Value::Object(members))
+    }
+}
+
 /// One JSON value from `text`, with serde_json's recursion limit lifted. Only called on text
-/// whose [`nesting`] is within the codec's limit, so the recursion is bounded.
+/// whose nesting is bounded (the codec's limit, or a few levels more for what a server wrote
+/// around a client's value), so the recursion is bounded.
 fn serde_value(text: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(text);
     de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de)?;
+    let Plain(v) = Plain::deserialize(&mut de)?;
     de.end()?;
     Ok(v)
 }
@@ -123,6 +193,17 @@ pub fn parse_json(text: &[u8]) -> Option<Value> {
     if nesting(text) > DEFAULT_MAX_DEPTH {
         return None;
     }
+    parse_any_depth(text)
+}
+
+/// [`parse_json`] without the depth limit, for what a server writes (a client's value
+/// echoed inside an error's `data` is a few levels deeper than it was sent).
+#[must_use]
+pub fn parse_any_depth(text: &[u8]) -> Option<Value> {
+    assert!(
+        nesting(text) <= 4 * DEFAULT_MAX_DEPTH,
+        "nested far deeper than any frame the codec accepts"
+    );
     let mut fixed: Option<Vec<u8>> = None;
     loop {
         let cur = fixed.as_deref().unwrap_or(text);
@@ -136,6 +217,11 @@ pub fn parse_json(text: &[u8]) -> Option<Value> {
                 let at = offset_of(cur, e.line(), e.column());
                 let (start, end) = number_around(cur, at);
                 if !parse_f64(&cur[start..end]).is_finite() {
+                    return None;
+                }
+                // A number byte right after the number (`1.7976931348623158e308e+308`) is
+                // never JSON; the replacement must not make it so (`0.0e+308` would be).
+                if cur.get(end).is_some_and(|&b| is_number_byte(b)) {
                     return None;
                 }
                 // The number is finite: put a float of the same kind in its place and go on.

@@ -109,6 +109,11 @@ pub(super) fn parse_json(text: &[u8]) -> Option<Value> {
                 if !parse_f64(&cur[start..end]).is_finite() {
                     return None;
                 }
+                // A number byte right after the number (`1.7976931348623158e308e+308`) is
+                // never JSON; the replacement must not make it so (`0.0e+308` would be).
+                if cur.get(end).is_some_and(|&b| is_number_byte(b)) {
+                    return None;
+                }
                 // The number is finite: put a float of the same kind in its place and go on.
                 let mut next = cur[..start].to_vec();
                 next.extend_from_slice(b"0.0");
@@ -503,6 +508,8 @@ fn the_oracle_rounds_numbers_once() {
     // serde_json stops at the overflowing exponent, before the bytes that make it not JSON.
     assert_eq!(parse_json(b"[1e99999999999999999.5]"), None);
     assert_eq!(parse_json(b"[1.7976931348623158e308.5]"), None);
+    // Found by the `era` fuzz target: replacing the number with `0.0` made `0.0e+308`.
+    assert_eq!(parse_json(b"[1.7976931348623158e308e+308]"), None);
     assert_eq!(
         parse_json(b"[\"1e999\", -1.5e3]"),
         Some(serde_json::json!(["1e999", -1500.0]))

@@ -384,6 +384,8 @@ pub(super) static SEEDS: &[Seed] = &[
     seed("f64::MAX as an integer", MAX_AS_INTEGER, note("n", Some(MAX_AS_INTEGER_PARAMS))),
     seed("rounds down to f64::MAX", br#"{"jsonrpc":"2.0","method":"n","params":[1.7976931348623158e308]}"#, note("n", Some("[1.7976931348623158e308]"))),
     seed("rounds up past f64::MAX", br#"{"jsonrpc":"2.0","method":"n","params":[1.79769313486231581e308]}"#, NOT_JSON),
+    // Found by the `era` fuzz target (a fault of the oracle, which read it as JSON).
+    seed("a second exponent after a number serde_json refuses", br#"{"jsonrpc":"2.0","method":"n","params":[1.7976931348623158e308e+308]}"#, NOT_JSON),
     seed("leading zero", br#"{"jsonrpc":"2.0","id":01,"method":"ping"}"#, NOT_JSON),
     seed("negative leading zero", b"[-01]", NOT_JSON),
     seed("plus sign", b"[+1]", NOT_JSON),
