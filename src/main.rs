@@ -241,7 +241,7 @@ fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
         match listen {
             None => serve::serve_stdio(server, &config).await,
             Some(addr) => {
-                let listener = serve::bind(addr).await?;
+                let listener = tokio::net::TcpListener::bind(addr).await?;
                 tracing::info!(addr = %listener.local_addr()?, "listening");
                 serve::serve_tcp(server, listener, config).await
             }

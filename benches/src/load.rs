@@ -90,16 +90,10 @@ impl RequestTemplate {
         out.extend_from_slice(&self.suffix);
     }
 
-    /// The length of one request, about.
+    /// About the length of one request, to size buffers.
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub fn size_hint(&self) -> usize {
         self.prefix.len() + self.suffix.len() + 8
-    }
-
-    /// Never true: a request has bytes.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 
@@ -370,7 +364,7 @@ fn drive<W: Write + Send + 'static, R: BufRead>(
     let writer = thread::spawn(move || -> io::Result<()> {
         let mut n = 0u64;
         let batch_bytes = 64 * 1024;
-        let mut chunk = Vec::with_capacity(batch_bytes + template.len());
+        let mut chunk = Vec::with_capacity(batch_bytes + template.size_hint());
         let result = loop {
             if n >= budget.max_requests || start.elapsed() >= budget.time {
                 break Ok(());
@@ -564,7 +558,7 @@ pub fn closed_loop(
     let mut seen = Seen(Vec::new());
     let want = format!(r#""{text}""#);
     let check_text = target.echoes.then_some(want.as_bytes());
-    let mut req = Vec::with_capacity(template.len());
+    let mut req = Vec::with_capacity(template.size_hint());
     let start = Instant::now();
     let mut id = 0;
     while id < budget.max_requests && start.elapsed() < budget.time {

@@ -167,20 +167,7 @@ pub fn write_raw(out: &mut BytesMut, json: &str) {
 
 /// True when `b` holds a JSON white-space byte.
 fn has_white_space(b: &[u8]) -> bool {
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        // No early exit inside a block, so the compare vectorises.
-        let found = block.iter().fold(0u8, |acc, &c| {
-            acc | u8::from(matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-        });
-        if found != 0 {
-            return true;
-        }
-    }
-    blocks
-        .remainder()
-        .iter()
-        .any(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    crate::scan::any_byte(b, |c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// The offset just after the closing quote of the string whose body starts at `i`.

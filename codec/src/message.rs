@@ -387,10 +387,8 @@ impl<'buf> Batch<'buf> {
             let item = if sc.peek() == Some(b'{') {
                 read_object(&mut sc, 1)
             } else {
-                let start = sc.pos;
                 let r = sc.value(1).map(|_| ());
                 debug_assert!(r.is_ok(), "batch text was validated");
-                let _ = start;
                 Err(Rejection::from(Error::NotAnObject))
             };
             sc.skip_ws();

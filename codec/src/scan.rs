@@ -34,17 +34,23 @@ pub(crate) enum Kind {
     Null,
 }
 
-/// True when `b` holds a byte below 0x20 (a control character).
+/// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
+/// early exit inside them, so the compare vectorises.
 #[inline]
-pub(crate) fn has_control(b: &[u8]) -> bool {
+pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
     let mut blocks = b.chunks_exact(64);
     for block in &mut blocks {
-        // No early exit inside a block, so the compare vectorises.
-        if block.iter().fold(0u8, |acc, &x| acc | u8::from(x < 0x20)) != 0 {
+        if block.iter().fold(0u8, |acc, &x| acc | u8::from(class(x))) != 0 {
             return true;
         }
     }
-    blocks.remainder().iter().any(|&x| x < 0x20)
+    blocks.remainder().iter().any(|&x| class(x))
+}
+
+/// True when `b` holds a byte below 0x20 (a control character).
+#[inline]
+pub(crate) fn has_control(b: &[u8]) -> bool {
+    any_byte(b, |x| x < 0x20)
 }
 
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]

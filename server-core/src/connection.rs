@@ -401,7 +401,7 @@ impl Connection {
         }));
         match called {
             Ok((Call::Done, (structured, is_error))) => {
-                self.end_tool_result(out, shape, structured.as_deref(), is_error);
+                end_tool_result(&self.server, out, shape, structured.as_deref(), is_error);
                 encode::end_message(out);
                 Outcome::Done
             }
@@ -429,16 +429,6 @@ impl Connection {
                 Outcome::Done
             }
         }
-    }
-
-    fn end_tool_result(
-        &self,
-        out: &mut BytesMut,
-        shape: Shape,
-        structured: Option<&str>,
-        is_error: bool,
-    ) {
-        end_tool_result(&self.server, out, shape, structured, is_error);
     }
 
     fn handle_batch(&mut self, batch: Batch<'_>, out: &mut BytesMut) -> Outcome {
@@ -550,13 +540,18 @@ fn end_tool_result(
 fn encode_tool_result(server: &Server, id: Id<'_>, shape: Shape, r: &ToolResult) -> BytesMut {
     let mut out = BytesMut::new();
     encode::begin_result(&mut out, id);
-    out.extend_from_slice(br#"{"content":["#);
-    let mut o = Output::new(&mut out);
-    o.replay(r);
-    let (structured, is_error) = o.finish();
-    end_tool_result(server, &mut out, shape, structured.as_deref(), is_error);
+    write_result_object(server, &mut out, shape, r);
     encode::end_message(&mut out);
     out
+}
+
+/// Writes an asynchronous handler's result as a tool result object in `shape`.
+fn write_result_object(server: &Server, out: &mut BytesMut, shape: Shape, r: &ToolResult) {
+    out.extend_from_slice(br#"{"content":["#);
+    let mut o = Output::new(out);
+    o.replay(r);
+    let (structured, is_error) = o.finish();
+    end_tool_result(server, out, shape, structured.as_deref(), is_error);
 }
 
 fn internal_error(id: Id<'_>) -> BytesMut {

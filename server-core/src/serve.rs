@@ -15,7 +15,6 @@ use bytes::{Bytes, BytesMut};
 use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, IdBuf};
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -231,15 +230,6 @@ pub async fn serve_tcp(
             }
         });
     }
-}
-
-/// Binds `addr` and serves it ([`serve_tcp`]); returns the bound address through `bound`.
-///
-/// # Errors
-///
-/// When the address cannot be bound.
-pub async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
-    TcpListener::bind(addr).await
 }
 
 fn is_per_connection(e: &io::Error) -> bool {

@@ -345,11 +345,7 @@ fn status_of(ended: &Ended, legacy: bool) -> Status {
 /// A tool result object (no JSON-RPC envelope) in `shape`.
 fn result_object(server: &Server, shape: Shape, r: &ToolResult) -> String {
     let mut out = BytesMut::new();
-    out.extend_from_slice(br#"{"content":["#);
-    let mut o = Output::new(&mut out);
-    o.replay(r);
-    let (structured, is_error) = o.finish();
-    end_tool_result(server, &mut out, shape, structured.as_deref(), is_error);
+    super::write_result_object(server, &mut out, shape, r);
     String::from_utf8_lossy(&out).into_owned()
 }
 
