@@ -457,6 +457,7 @@ impl Parser {
     ///
     /// A [`Rejection`] when the frame is not UTF-8 or not JSON (`-32700`), or is JSON but not a
     /// JSON-RPC 2.0 message (`-32600`, with the id where one could be read).
+    #[inline]
     pub fn parse<'buf>(&self, frame: &'buf [u8]) -> Result<Parsed<'buf>, Rejection<'buf>> {
         let text = simdutf8::basic::from_utf8(frame).map_err(|_| Error::InvalidUtf8)?;
         let mut sc = Scanner::new(text, self.max_depth);
@@ -508,6 +509,7 @@ impl Parser {
     /// # Errors
     ///
     /// As [`Parser::parse`].
+    #[inline]
     pub fn parse_single<'buf>(&self, frame: &'buf [u8]) -> Result<Message<'buf>, Rejection<'buf>> {
         match self.parse(frame)? {
             Parsed::Single(m) => Ok(m),
@@ -592,6 +594,7 @@ fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
 
 /// Reads the object at the cursor (validating it whole) and classifies it.
 /// `depth` is the number of containers around the object.
+#[inline]
 fn read_object<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
@@ -766,6 +769,7 @@ fn read_meta<'buf>(
     }
 }
 
+#[inline(always)]
 fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
     let id = match m.id {
         Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id(v.0)),

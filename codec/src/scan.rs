@@ -8,11 +8,11 @@
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
 //! input can overflow the call stack.
 //!
-//! Strings are skipped sixteen bytes at a time: an SSE2 compare gives the mask of `"` and `\`
-//! (through `safe_arch`, so this crate keeps `unsafe_code` forbidden; a word-at-a-time path
-//! serves other targets), and `memchr2` takes over on long plain runs.
-//! Raw control characters are looked for once per frame ([`has_control`]): a frame without any
-//! (every compact frame) skips that check inside strings.
+//! Strings are read sixteen bytes at a time: SSE2 compares give the masks of the quotes,
+//! backslashes and raw control bytes of a chunk (through `safe_arch`, so this crate keeps
+//! `unsafe_code` forbidden; a plain loop serves other targets).
+//! A short plain string (most keys and values) is skipped inline from one mask; longer ones
+//! walk their escapes through the masks of 64-byte blocks.
 
 use crate::Error;
 use smallvec::SmallVec;
@@ -47,85 +47,114 @@ pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
     blocks.remainder().iter().any(|&x| class(x))
 }
 
-/// True when `b` holds a byte below 0x20 (a control character).
-#[inline]
-pub(crate) fn has_control(b: &[u8]) -> bool {
-    any_byte(b, |x| x < 0x20)
+/// The sixteen bytes of `b` from `at`, when there are that many.
+#[inline(always)]
+fn chunk16(b: &[u8], at: usize) -> Option<&[u8; 16]> {
+    b.get(at..at + 16)?.try_into().ok()
 }
 
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-const LO: u64 = 0x0101_0101_0101_0101;
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-const HI: u64 = 0x8080_8080_8080_8080;
+/// The sixty-four bytes of `b` from `at`, when there are that many.
+#[inline(always)]
+fn chunk64(b: &[u8], at: usize) -> Option<&[u8; 64]> {
+    b.get(at..at + 64)?.try_into().ok()
+}
 
-/// A mask with the high bit set in every byte of `w` equal to `b` (exact for the lowest one).
+/// True for the bytes that end a plain run of string text: `"`, `\`, and the control bytes
+/// (below 0x20), which a string must not hold raw.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 #[inline(always)]
-const fn eq_mask(w: u64, b: u8) -> u64 {
-    let x = w ^ (LO * b as u64);
-    x.wrapping_sub(LO) & !x & HI
+const fn is_special(x: u8) -> bool {
+    x == b'"' || x == b'\\' || x < 0x20
 }
 
-/// A 16-bit mask of the bytes of `s` that are `"` or `\\` (bit `i` for `s[i]`).
+/// The masks of the special bytes (see [`is_special`]) and of the backslashes of a chunk (bit
+/// `i` for byte `i`): SSE2 compares through `safe_arch`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn specials16(s: &[u8; 16]) -> u32 {
-    use safe_arch::{cmp_eq_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+fn masks16(s: &[u8; 16]) -> (u64, u64) {
+    use safe_arch::{
+        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
     let v = m128i::from(*s);
-    let quote = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
-    let backslash = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    move_mask_i8_m128i(quote | backslash) as u32
+    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
+    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
+    let flipped = bitxor_m128i(v, set_splat_i8_m128i(2));
+    let low = min_u8_m128i(flipped, set_splat_i8_m128i(0x20));
+    let quote_or_control = cmp_eq_mask_i8_m128i(low, flipped);
+    let special = bitor_m128i(quote_or_control, backslashes);
+    (
+        u64::from(move_mask_i8_m128i(special) as u16),
+        u64::from(move_mask_i8_m128i(backslashes) as u16),
+    )
 }
 
-/// A 16-bit mask of the bytes of `s` that are `"` or `\\` (bit `i` for `s[i]`): the portable
-/// path, two words at a time.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn specials16(s: &[u8; 16]) -> u32 {
-    specials16_portable(s)
-}
-
-/// The portable [`specials16`], also built in tests to check it against the SSE2 one.
+/// The portable [`masks16`], also built in tests to check the SSE2 one.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 #[inline(always)]
-fn specials16_portable(s: &[u8; 16]) -> u32 {
-    let mut mask = 0;
-    for (half, word) in s.chunks_exact(8).enumerate() {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let mut m = eq_mask(w, b'"') | eq_mask(w, b'\\');
-        // The word mask is exact only up to its lowest hit: re-check the bytes above it.
-        while m != 0 {
-            let byte = (m.trailing_zeros() / 8) as usize;
-            if matches!(word[byte], b'"' | b'\\') {
-                mask |= 1 << (half * 8 + byte);
-            }
-            m &= m - 1;
-        }
-    }
-    mask
+fn masks16_portable(s: &[u8; 16]) -> (u64, u64) {
+    s.iter().enumerate().fold((0, 0), |(m, b), (i, &x)| {
+        (
+            m | u64::from(is_special(x)) << i,
+            b | u64::from(x == b'\\') << i,
+        )
+    })
 }
 
-/// The offset of the first `"` or `\\` in `s`: sixteen bytes at a time (SSE2 where the target
-/// has it), then memchr2 for long runs without one.
+/// The portable path of [`masks16`].
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while let Some(chunk) = s.get(i..i + 16) {
-        let m = specials16(chunk.try_into().unwrap_or(&[0; 16]));
-        if m != 0 {
-            return Some(i + m.trailing_zeros() as usize);
-        }
-        i += 16;
-        if i == 256 {
-            // A long plain run: memchr2's wider vectors win from here on.
-            return memchr::memchr2(b'"', b'\\', &s[i..]).map(|p| p + i);
-        }
-    }
-    s[i..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|p| p + i)
+fn masks16(s: &[u8; 16]) -> (u64, u64) {
+    masks16_portable(s)
 }
+
+/// The [`masks16`] of a 64-byte block: four chunks' masks side by side.
+#[inline(always)]
+fn masks64(block: &[u8; 64]) -> (u64, u64) {
+    let mut m = (0, 0);
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let (special, backslashes) = masks16(chunk16(chunk, 0).unwrap_or(&[0; 16]));
+        m.0 |= special << (16 * i);
+        m.1 |= backslashes << (16 * i);
+    }
+    m
+}
+
+/// The bytes of a block that a backslash escapes, from the block's backslashes, without a
+/// loop over them: in a run of backslashes every other one escapes the next byte, so what is
+/// escaped depends on the parity of where the run starts.
+/// `carry` is 1 when the block's first byte is escaped by a backslash at the end of the block
+/// before; it is updated for the next block.
+#[inline(always)]
+fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    if backslashes == 0 {
+        return core::mem::take(carry);
+    }
+    // A backslash that is itself escaped starts nothing.
+    let backslashes = backslashes & !*carry;
+    let follows = (backslashes << 1) | *carry;
+    // Runs that start on an odd bit: adding them to the backslashes carries through each run,
+    // which leaves a bit just past the run; the parity of the run's start flips the pattern.
+    let odd_starts = backslashes & !EVEN & !follows;
+    let (sum, overflow) = odd_starts.overflowing_add(backslashes);
+    *carry = u64::from(overflow);
+    (EVEN ^ (sum << 1)) & follows
+}
+
+/// Bytes taken by an escape, by the byte after its `\`: 2 for the one-letter escapes, 6 for
+/// `u` (one `\uXXXX`), 0 for any other byte (not an escape).
+const ESCAPE_LEN: [u8; 256] = {
+    let mut t = [0; 256];
+    let one_letter = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < one_letter.len() {
+        t[one_letter[i] as usize] = 2;
+        i += 1;
+    }
+    t[b'u' as usize] = 6;
+    t
+};
 
 /// The value of each hex digit; 0xff for other bytes.
 const HEX: [u8; 256] = {
@@ -195,28 +224,21 @@ pub(crate) struct Scanner<'buf> {
     b: &'buf [u8],
     pub(crate) pos: usize,
     max_depth: usize,
-    /// False when the text has a byte below 0x20 somewhere, so strings must be checked for them.
-    clean: bool,
 }
 
 impl<'buf> Scanner<'buf> {
     pub(crate) fn new(s: &'buf str, max_depth: usize) -> Self {
-        let b = s.as_bytes();
         Self {
             s,
-            b,
+            b: s.as_bytes(),
             pos: 0,
             max_depth,
-            clean: !has_control(b),
         }
     }
 
     /// A scanner over text that an earlier pass validated; `depth` limits are not checked again.
     pub(crate) fn validated(s: &'buf str) -> Self {
-        let mut sc = Self::new(s, usize::MAX);
-        // Validated text has no raw control characters inside strings.
-        sc.clean = true;
-        sc
+        Self::new(s, usize::MAX)
     }
 
     #[inline(always)]
@@ -266,64 +288,138 @@ impl<'buf> Scanner<'buf> {
         self.pos == self.b.len()
     }
 
+    /// The offset of the closing quote of a short plain string (no escape and no control byte
+    /// before a closing quote within 64 bytes) whose body starts at `start`; `None` sends the
+    /// caller to [`Scanner::string`], which handles every string.
+    #[inline(always)]
+    fn plain_string_end(&self, start: usize) -> Option<usize> {
+        let mut at = start;
+        while at < start + 64 {
+            let special = masks16(chunk16(self.b, at)?).0;
+            if special != 0 {
+                let end = at + special.trailing_zeros() as usize;
+                return (self.b[end] == b'"').then_some(end);
+            }
+            at += 16;
+        }
+        None
+    }
+
+    /// Validates and skips a string whose opening quote is at the cursor; returns whether it
+    /// holds an escape. Short plain strings (most keys and values) take an inline path.
+    #[inline(always)]
+    fn skip_string(&mut self) -> Result<bool, Error> {
+        match self.plain_string_end(self.pos + 1) {
+            Some(end) => {
+                self.pos = end + 1;
+                Ok(false)
+            }
+            None => Ok(self.string()?.1),
+        }
+    }
+
+    /// Skips `"key" :` inside a container whose contents are not kept.
+    #[inline(always)]
+    fn skip_key(&mut self) -> Result<(), Error> {
+        self.skip_ws();
+        if self.peek() == Some(b'"') {
+            if let Some(end) = self.plain_string_end(self.pos + 1) {
+                if self.b.get(end + 1) == Some(&b':') {
+                    self.pos = end + 2;
+                    return Ok(());
+                }
+            }
+        }
+        self.key().map(|_| ())
+    }
+
     /// Reads a string whose opening quote is at the cursor.
     /// Returns its contents (between the quotes, escapes left as they are) and whether it holds
     /// an escape.
-    #[inline]
+    ///
+    /// The text is taken 64 bytes at a time: the masks of a block give its closing quote, its
+    /// control bytes and its escapes at once.
+    #[inline(never)]
     pub(crate) fn string(&mut self) -> Result<(&'buf str, bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         let start = self.pos + 1;
-        // Most strings are short and plain: a word-at-a-time look finds their end.
-        let Some(first) = find_quote_or_backslash(&self.b[start..]) else {
-            return Err(self.unterminated(start));
-        };
-        if self.b[start + first] == b'"' {
-            return self.string_end(start, start + first, false);
-        }
-        // After an escape the next special byte is often near (escaped text is dense with
-        // them): look a few words ahead before paying for memchr2's setup.
-        let mut i = start + first;
-        loop {
-            if self.b[i] == b'"' {
-                return self.string_end(start, i, true);
-            }
-            i = self.escape(i)?;
-            let Some(off) = find_quote_or_backslash(&self.b[i..]) else {
-                break;
+        let mut escaped = false;
+        let mut at = start;
+        // Bytes escaped by a backslash at the end of the block before.
+        let mut carry = 0;
+        let mut padded = [b' '; 64];
+        'blocks: loop {
+            // The last block is padded with spaces, which are not special.
+            let (block, len) = match chunk64(self.b, at) {
+                Some(block) => (block, 64),
+                None => {
+                    let rest = self.b.get(at..).unwrap_or_default();
+                    padded[..rest.len()].copy_from_slice(rest);
+                    (&padded, rest.len())
+                }
             };
-            i += off;
-        }
-        Err(self.unterminated(start))
-    }
-
-    /// Ends the string that runs from `start` to its closing quote at `end`.
-    #[inline(always)]
-    fn string_end(
-        &mut self,
-        start: usize,
-        end: usize,
-        escaped: bool,
-    ) -> Result<(&'buf str, bool), Error> {
-        if !self.clean && has_control(&self.b[start..end]) {
-            return Err(Error::BadString);
-        }
-        self.pos = end + 1;
-        Ok((&self.s[start..end], escaped))
-    }
-
-    /// The fault of a string that has no closing quote.
-    #[cold]
-    fn unterminated(&self, start: usize) -> Error {
-        if !self.clean && has_control(&self.b[start..]) {
-            Error::BadString
-        } else {
-            Error::Truncated
+            let (special, backslashes) = masks64(block);
+            // Escaped quotes and backslashes are text: what is left is the closing quote,
+            // control bytes, and the backslashes that start escapes. Each is handled in turn,
+            // but finding the next one does not wait for the check of the one before.
+            let mut m = special & !escaped_bytes(backslashes, &mut carry);
+            while m != 0 {
+                let i = at + m.trailing_zeros() as usize;
+                match self.b[i] {
+                    b'"' => {
+                        self.pos = i + 1;
+                        return Ok((&self.s[start..i], escaped));
+                    }
+                    b'\\' => {}
+                    _ => return Err(Error::BadString),
+                }
+                escaped = true;
+                let after = self.escape(i)?;
+                m &= m - 1;
+                if after > i + 6 {
+                    // A surrogate pair: its second `\u` is part of it.
+                    if after - at >= 64 {
+                        at = after;
+                        carry = 0;
+                        continue 'blocks;
+                    }
+                    m &= !0 << (after - at);
+                }
+            }
+            if len < 64 {
+                return Err(Error::Truncated);
+            }
+            at += 64;
         }
     }
 
     /// Checks the escape whose `\` is at `i`; returns the offset just after it.
+    ///
+    /// Escaped text mixes one-letter escapes and `\u` forms unpredictably, so the common ones
+    /// (a letter, or a `\u` outside the surrogates) are decided without a branch per kind.
     #[inline(always)]
     fn escape(&self, i: usize) -> Result<usize, Error> {
+        match self.b.get(i + 1) {
+            Some(&x) if ESCAPE_LEN[usize::from(x)] == 2 => return Ok(i + 2),
+            Some(b'u') => {
+                if let Some(w) = self.b.get(i + 2..i + 6) {
+                    let h = [w[0], w[1], w[2], w[3]].map(|x| HEX[usize::from(x)]);
+                    let hex = (h[0] | h[1] | h[2] | h[3]) < 16;
+                    let surrogate = (h[0] == 0xD) & (h[1] >= 8);
+                    if hex & !surrogate {
+                        return Ok(i + 6);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.escape_slow(i)
+    }
+
+    /// [`Scanner::escape`] for surrogates, faults and escapes at the end of the text.
+    #[cold]
+    #[inline(never)]
+    fn escape_slow(&self, i: usize) -> Result<usize, Error> {
         match self.b.get(i + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
             Some(b'u') => self.unicode_escape(i),
@@ -481,7 +577,7 @@ impl<'buf> Scanner<'buf> {
         self.skip_ws();
         match self.peek() {
             Some(b'"') => Ok(Kind::String {
-                escaped: self.string()?.1,
+                escaped: self.skip_string()?,
             }),
             Some(b'-' | b'0'..=b'9') => Ok(if self.number()? {
                 Kind::Integer
@@ -518,7 +614,7 @@ impl<'buf> Scanner<'buf> {
                         Some(_) => {
                             stack.push(object);
                             if object {
-                                self.key()?;
+                                self.skip_key()?;
                             }
                             continue 'value;
                         }
@@ -526,7 +622,7 @@ impl<'buf> Scanner<'buf> {
                     }
                 }
                 b'"' => Kind::String {
-                    escaped: self.string()?.1,
+                    escaped: self.skip_string()?,
                 },
                 b'-' | b'0'..=b'9' => {
                     if self.number()? {
@@ -560,7 +656,7 @@ impl<'buf> Scanner<'buf> {
                     Some(b',') => {
                         self.pos += 1;
                         if object {
-                            self.key()?;
+                            self.skip_key()?;
                         }
                         continue 'value;
                     }
@@ -589,6 +685,13 @@ impl<'buf> Scanner<'buf> {
         match self.peek() {
             // Compact text: `"key":` with nothing between.
             Some(b'"') => {
+                if let Some(end) = self.plain_string_end(self.pos + 1) {
+                    if self.b.get(end + 1) == Some(&b':') {
+                        let k = &self.s[self.pos + 1..end];
+                        self.pos = end + 2;
+                        return Ok((k, false));
+                    }
+                }
                 let k = self.string()?;
                 if self.peek() == Some(b':') {
                     self.pos += 1;
@@ -753,32 +856,106 @@ mod tests {
     }
 
     #[test]
-    fn portable_mask_agrees_with_the_target_mask() {
-        let alphabet = [b'"', b'\\', b'a', 0, 0x7f, 0x80, 0xff, b' '];
+    fn portable_masks_agree_with_the_target_masks() {
+        let alphabet = [
+            b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe0, 0xff, b' ', b'\n',
+        ];
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         for _ in 0..20_000 {
-            let mut block = [0u8; 16];
+            let mut block = [0u8; 64];
             for b in &mut block {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                *b = alphabet[(state % 8) as usize];
+                *b = alphabet[(state % alphabet.len() as u64) as usize];
             }
-            assert_eq!(specials16(&block), specials16_portable(&block), "{block:?}");
+            let whole = masks64(&block);
+            for (i, chunk) in block.chunks_exact(16).enumerate() {
+                let chunk = chunk16(chunk, 0).unwrap();
+                let m = masks16(chunk);
+                assert_eq!(m, masks16_portable(chunk), "{chunk:?}");
+                assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
+                assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
+            }
         }
     }
 
     #[test]
-    fn word_search_finds_the_first_special_byte() {
-        let mut s = vec![b'a'; 200];
-        for at in 0..200 {
-            s[at] = b'"';
-            assert_eq!(find_quote_or_backslash(&s), Some(at));
-            s[at] = b'\\';
-            assert_eq!(find_quote_or_backslash(&s), Some(at));
-            s[at] = b'a';
+    fn escaped_bytes_agree_with_a_walk_over_blocks() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Backslash runs of every length, across block ends: dense random masks.
+            let blocks = [state, state.rotate_left(17) & state.rotate_left(5), !state];
+            let mut carry = 0;
+            let mut escape_next = false;
+            for backslashes in blocks {
+                let mut naive = 0;
+                for bit in 0..64 {
+                    if escape_next {
+                        naive |= 1 << bit;
+                        escape_next = false;
+                    } else if backslashes & (1 << bit) != 0 {
+                        escape_next = true;
+                    }
+                }
+                assert_eq!(
+                    escaped_bytes(backslashes, &mut carry),
+                    naive,
+                    "{backslashes:#x}"
+                );
+                assert_eq!(carry, u64::from(escape_next));
+            }
         }
-        assert_eq!(find_quote_or_backslash(&s), None);
+    }
+
+    #[test]
+    fn strings_end_at_their_quote_wherever_it_falls() {
+        // Every length around the chunk sizes, plain and with escapes that cross chunks.
+        for len in 0..150 {
+            for escape in ["", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\\\"] {
+                for at in [0, 13, 15, 16, 63, 64, 100] {
+                    let mut body = "x".repeat(len);
+                    if at <= body.len() {
+                        body.insert_str(at, escape);
+                    }
+                    let text = format!("\"{body}\"");
+                    let mut sc = Scanner::new(&text, 8);
+                    assert_eq!(
+                        sc.string(),
+                        Ok((body.as_str(), !escape.is_empty() && at <= len))
+                    );
+                    assert_eq!(sc.pos, text.len());
+                    // The same with more text after it, so the chunk loop (not the tail) ends it.
+                    let longer = format!("{text}{}", " ".repeat(80));
+                    let mut sc = Scanner::new(&longer, 8);
+                    assert_eq!(sc.skip_string().map(|_| sc.pos), Ok(text.len()), "{longer}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn string_faults_are_found_in_chunks_and_in_the_tail() {
+        for pad in [0, 5, 16, 40, 70] {
+            let x = "y".repeat(pad);
+            let cases = [
+                (format!("\"{x}\u{1}\""), Error::BadString),
+                (format!("\"{x}\\q\""), Error::BadString),
+                (format!("\"{x}\\ud800\""), Error::LoneSurrogate),
+                (format!("\"{x}\\udc00\""), Error::LoneSurrogate),
+                (format!("\"{x}\\u12g4\""), Error::BadString),
+                (format!("\"{x}"), Error::Truncated),
+                (format!("\"{x}\\u12"), Error::Truncated),
+                (format!("\"{x}\\"), Error::Truncated),
+            ];
+            for (text, want) in cases {
+                let mut sc = Scanner::new(&text, 8);
+                assert_eq!(sc.string(), Err(want), "{text:?}");
+            }
+        }
     }
 
     #[test]
