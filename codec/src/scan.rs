@@ -474,7 +474,28 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// Reads a number at the cursor; returns whether `serde_json` would read it as an integer.
+    #[inline(always)]
     fn number(&mut self) -> Result<bool, Error> {
+        // Most numbers in messages are short positive integers (ids, counts, limits): up to 18
+        // digits always fit a `u64`.
+        let b = self.b;
+        let start = self.pos;
+        if matches!(b.get(start), Some(b'1'..=b'9')) {
+            let mut i = start + 1;
+            while i < start + 18 && matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            if !matches!(b.get(i), Some(b'0'..=b'9' | b'.' | b'e' | b'E')) {
+                self.pos = i;
+                return Ok(true);
+            }
+        }
+        self.number_slow()
+    }
+
+    /// [`Scanner::number`] for every number.
+    #[inline(never)]
+    fn number_slow(&mut self) -> Result<bool, Error> {
         let b = self.b;
         let start = self.pos;
         let mut i = start;
@@ -679,24 +700,28 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// Reads `"key" :` (white space around it included) and returns the raw key.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
         self.skip_ws();
+        // Compact text: a short plain `"key":` with nothing between.
+        if self.peek() == Some(b'"') {
+            if let Some(end) = self.plain_string_end(self.pos + 1) {
+                if self.b.get(end + 1) == Some(&b':') {
+                    let k = &self.s[self.pos + 1..end];
+                    self.pos = end + 2;
+                    return Ok((k, false));
+                }
+            }
+        }
+        self.key_slow()
+    }
+
+    /// [`Scanner::key`] for every other key.
+    #[inline(never)]
+    fn key_slow(&mut self) -> Result<(&'buf str, bool), Error> {
         match self.peek() {
-            // Compact text: `"key":` with nothing between.
             Some(b'"') => {
-                if let Some(end) = self.plain_string_end(self.pos + 1) {
-                    if self.b.get(end + 1) == Some(&b':') {
-                        let k = &self.s[self.pos + 1..end];
-                        self.pos = end + 2;
-                        return Ok((k, false));
-                    }
-                }
                 let k = self.string()?;
-                if self.peek() == Some(b':') {
-                    self.pos += 1;
-                    return Ok(k);
-                }
                 self.expect(b':')?;
                 Ok(k)
             }
