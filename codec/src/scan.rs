@@ -15,7 +15,6 @@
 //! walk their escapes through the masks of 64-byte blocks.
 
 use crate::Error;
-use smallvec::SmallVec;
 
 /// The kind of a JSON value, as seen from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,47 +172,63 @@ const HEX: [u8; 256] = {
     t
 };
 
-/// A stack of container kinds, one bit each (1 = object), inline up to 128 levels.
+/// A stack of container kinds (object or array). The top one is kept apart, so the check after
+/// every value reads a register; those under it are bits, inline for the first 128 levels.
 struct Containers {
-    bits: SmallVec<[u64; 2]>,
+    /// Bit `i`: the container at level `i` (below the top) is an object.
+    below: u128,
+    /// Levels from 128 on, only with a depth limit raised past the default.
+    spill: Vec<bool>,
     len: usize,
+    /// Whether the top container is an object (meaningless while `len` is 0).
+    top: bool,
 }
 
 impl Containers {
     #[inline]
-    fn new() -> Self {
+    const fn new() -> Self {
         Self {
-            bits: SmallVec::from_buf([0; 2]),
+            below: 0,
+            spill: Vec::new(),
             len: 0,
+            top: false,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, object: bool) {
-        let (w, b) = (self.len / 64, self.len % 64);
-        if w == self.bits.len() {
-            self.bits.push(0);
+        if self.len > 0 {
+            let i = self.len - 1;
+            if i < 128 {
+                self.below = (self.below & !(1 << i)) | (u128::from(self.top) << i);
+            } else {
+                self.spill.truncate(i - 128);
+                self.spill.push(self.top);
+            }
         }
-        if object {
-            self.bits[w] |= 1 << b;
-        } else {
-            self.bits[w] &= !(1 << b);
-        }
+        self.top = object;
         self.len += 1;
     }
 
     /// Pops the top; returns whether it was an object.
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> bool {
-        let top = self.top();
+        let was = self.top;
         self.len -= 1;
-        top
+        if self.len > 0 {
+            let i = self.len - 1;
+            self.top = if i < 128 {
+                self.below & (1 << i) != 0
+            } else {
+                self.spill.get(i - 128).copied().unwrap_or(false)
+            };
+        }
+        was
     }
 
-    #[inline]
-    fn top(&self) -> bool {
-        let i = self.len - 1;
-        self.bits[i / 64] & (1 << (i % 64)) != 0
+    #[inline(always)]
+    const fn top(&self) -> bool {
+        self.top
     }
 }
 
@@ -981,6 +996,34 @@ mod tests {
                 assert_eq!(sc.string(), Err(want), "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_container_stack_keeps_kinds_past_its_inline_levels() {
+        for depth in [1, 2, 127, 128, 129, 300] {
+            let kinds: Vec<bool> = (0..depth).map(|i| (i * 7 + i / 3) % 2 == 0).collect();
+            let mut stack = Containers::new();
+            for &k in &kinds {
+                stack.push(k);
+            }
+            for &k in kinds.iter().rev() {
+                assert_eq!(stack.top(), k);
+                assert_eq!(stack.pop(), k);
+            }
+            assert_eq!(stack.len, 0);
+        }
+        // Mixed objects and arrays beyond 128 levels, through the scanner.
+        let open: String = (0..300)
+            .map(|i| if i % 3 == 0 { "{\"k\":" } else { "[" })
+            .collect();
+        let close: String = (0..300)
+            .rev()
+            .map(|i| if i % 3 == 0 { "}" } else { "]" })
+            .collect();
+        let text = format!("{open}1{close}");
+        assert_eq!(check(&text, 1000), Ok(Kind::Object));
+        let wrong = format!("{open}1{}", close.replacen('}', "]", 1));
+        assert_eq!(check(&wrong, 1000), Err(Error::Syntax));
     }
 
     #[test]
