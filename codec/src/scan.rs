@@ -175,8 +175,8 @@ const HEX: [u8; 256] = {
 /// A stack of container kinds (object or array). The top one is kept apart, so the check after
 /// every value reads a register; those under it are bits, inline for the first 128 levels.
 struct Containers {
-    /// Bit `i`: the container at level `i` (below the top) is an object.
-    below: u128,
+    /// Bit `i % 64` of word `i / 64`: the container at level `i` (below the top) is an object.
+    below: [u64; 2],
     /// Levels from 128 on, only with a depth limit raised past the default.
     spill: Vec<bool>,
     len: usize,
@@ -188,7 +188,7 @@ impl Containers {
     #[inline]
     const fn new() -> Self {
         Self {
-            below: 0,
+            below: [0; 2],
             spill: Vec::new(),
             len: 0,
             top: false,
@@ -200,7 +200,8 @@ impl Containers {
         if self.len > 0 {
             let i = self.len - 1;
             if i < 128 {
-                self.below = (self.below & !(1 << i)) | (u128::from(self.top) << i);
+                let w = &mut self.below[i / 64];
+                *w = (*w & !(1 << (i % 64))) | (u64::from(self.top) << (i % 64));
             } else {
                 self.spill.truncate(i - 128);
                 self.spill.push(self.top);
@@ -218,7 +219,7 @@ impl Containers {
         if self.len > 0 {
             let i = self.len - 1;
             self.top = if i < 128 {
-                self.below & (1 << i) != 0
+                self.below[i / 64] & (1 << (i % 64)) != 0
             } else {
                 self.spill.get(i - 128).copied().unwrap_or(false)
             };
