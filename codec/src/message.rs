@@ -574,6 +574,7 @@ fn field(k: &str, escaped: bool) -> Field {
 #[inline(always)]
 fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
     // Each key is compared as a constant, which compiles to a few word compares.
+    #[inline(always)]
     fn take(rest: &[u8], key: &[u8], f: Field) -> Option<(Field, usize)> {
         rest.starts_with(key).then_some((f, key.len()))
     }

@@ -311,7 +311,16 @@ impl<'buf> Scanner<'buf> {
     fn plain_string_end(&self, start: usize) -> Option<usize> {
         let mut at = start;
         while at < start + 64 {
-            let special = masks16(chunk16(self.b, at)?).0;
+            let Some(chunk) = chunk16(self.b, at) else {
+                // The last few bytes of the text: a short look, byte by byte.
+                let rest = self.b.get(at..)?;
+                let end = at
+                    + rest
+                        .iter()
+                        .position(|&x| matches!(x, b'"' | b'\\' | 0..0x20))?;
+                return (self.b[end] == b'"').then_some(end);
+            };
+            let special = masks16(chunk).0;
             if special != 0 {
                 let end = at + special.trailing_zeros() as usize;
                 return (self.b[end] == b'"').then_some(end);
@@ -608,7 +617,7 @@ impl<'buf> Scanner<'buf> {
     ///
     /// `depth` is the number of containers already open around the value; opening one more
     /// than the scanner's limit allows is [`Error::TooDeep`].
-    #[inline]
+    #[inline(always)]
     pub(crate) fn value(&mut self, depth: usize) -> Result<Kind, Error> {
         // Scalars are most values: they need no container stack.
         self.skip_ws();
