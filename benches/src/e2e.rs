@@ -244,12 +244,12 @@ pub fn run(
                     )?;
                     let s = &mut samples[e][t];
                     s.rates[p].push(r.per_sec());
-                    if len == 16 {
-                        if let Some(Resources { cpu, peak_rss_kib }) = r.resources {
-                            s.cpu_per_req
-                                .push(cpu.as_secs_f64() * 1e6 / r.requests as f64);
-                            s.rss.push(peak_rss_kib as f64 / 1024.0);
-                        }
+                    if len == 16
+                        && let Some(Resources { cpu, peak_rss_kib }) = r.resources
+                    {
+                        s.cpu_per_req
+                            .push(cpu.as_secs_f64() * 1e6 / r.requests as f64);
+                        s.rss.push(peak_rss_kib as f64 / 1024.0);
                     }
                 }
             }

@@ -76,11 +76,11 @@ pub fn time_stream(
             let parser = Parser::new();
             let t = Instant::now();
             while let Some(frame) = codec.decode_frame(&mut buf) {
-                if let Frame::Line(line) = frame {
-                    if let Ok(msg) = parser.parse_single(&line) {
-                        black_box((msg.kind(), janus_codec::Era::of_first_request(&msg)));
-                        ok += 1;
-                    }
+                if let Frame::Line(line) = frame
+                    && let Ok(msg) = parser.parse_single(&line)
+                {
+                    black_box((msg.kind(), janus_codec::Era::of_first_request(&msg)));
+                    ok += 1;
                 }
             }
             (t.elapsed(), ok)

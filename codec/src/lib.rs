@@ -47,6 +47,8 @@ mod frame;
 mod message;
 mod scan;
 pub mod version;
+#[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
+mod wide;
 
 #[cfg(test)]
 mod tests;

@@ -467,10 +467,10 @@ impl Parser {
                 let msg = read_object(&mut sc, 0);
                 // A fault in the JSON text stops the scan where it is: report that fault, not
                 // the unread rest of the frame.
-                if let Err(r) = msg {
-                    if r.error.is_parse_error() {
-                        return Err(r);
-                    }
+                if let Err(r) = msg
+                    && r.error.is_parse_error()
+                {
+                    return Err(r);
                 }
                 if !sc.at_end() {
                     return Err(Error::Syntax.into());
@@ -787,10 +787,10 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
         if m.result.is_some() || m.error.is_some() {
             return reject(Error::Ambiguous);
         }
-        if let Some((_, k)) = m.params {
-            if !matches!(k, Kind::Object | Kind::Array) {
-                return reject(Error::BadParams);
-            }
+        if let Some((_, k)) = m.params
+            && !matches!(k, Kind::Object | Kind::Array)
+        {
+            return reject(Error::BadParams);
         }
         if id_is_null {
             return reject(Error::BadId);

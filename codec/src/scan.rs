@@ -109,7 +109,7 @@ fn masks16(s: &[u8; 16]) -> (u64, u64) {
 
 /// The [`masks16`] of a 64-byte block: four chunks' masks side by side.
 #[inline(always)]
-fn masks64(block: &[u8; 64]) -> (u64, u64) {
+pub(crate) fn masks64(block: &[u8; 64]) -> (u64, u64) {
     let mut m = (0, 0);
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         let (special, backslashes) = masks16(chunk16(chunk, 0).unwrap_or(&[0; 16]));
@@ -139,6 +139,12 @@ fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
     let (sum, overflow) = odd_starts.overflowing_add(backslashes);
     *carry = u64::from(overflow);
     (EVEN ^ (sum << 1)) & follows
+}
+
+/// [`masks64`], not inlined, for the tests of the wider paths.
+#[cfg(all(test, target_arch = "x86_64", not(janus_codec_safe)))]
+pub(crate) fn masks64_baseline(block: &[u8; 64]) -> (u64, u64) {
+    masks64(block)
 }
 
 /// Bytes taken by an escape, by the byte after its `\`: 2 for the one-letter escapes, 6 for
@@ -347,13 +353,12 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     fn skip_key(&mut self) -> Result<(), Error> {
         self.skip_ws();
-        if self.peek() == Some(b'"') {
-            if let Some(end) = self.plain_string_end(self.pos + 1) {
-                if self.b.get(end + 1) == Some(&b':') {
-                    self.pos = end + 2;
-                    return Ok(());
-                }
-            }
+        if self.peek() == Some(b'"')
+            && let Some(end) = self.plain_string_end(self.pos + 1)
+            && self.b.get(end + 1) == Some(&b':')
+        {
+            self.pos = end + 2;
+            return Ok(());
         }
         self.key().map(|_| ())
     }
@@ -366,6 +371,20 @@ impl<'buf> Scanner<'buf> {
     /// control bytes and its escapes at once.
     #[inline(never)]
     pub(crate) fn string(&mut self) -> Result<(&'buf str, bool), Error> {
+        #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
+        if let Some(wide) = crate::wide::Wide::detect() {
+            return wide.string(self);
+        }
+        self.string_with(masks64)
+    }
+
+    /// [`Scanner::string`] with the block masks of `masks` (the baseline ones, or those of a
+    /// wider instruction set, for which this is inlined into a function that enables it).
+    #[inline(always)]
+    pub(crate) fn string_with(
+        &mut self,
+        masks: impl Fn(&[u8; 64]) -> (u64, u64),
+    ) -> Result<(&'buf str, bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         let start = self.pos + 1;
         let mut escaped = false;
@@ -383,7 +402,7 @@ impl<'buf> Scanner<'buf> {
                     (&padded, rest.len())
                 }
             };
-            let (special, backslashes) = masks64(block);
+            let (special, backslashes) = masks(block);
             // Escaped quotes and backslashes are text: what is left is the closing quote,
             // control bytes, and the backslashes that start escapes. Each is handled in turn,
             // but finding the next one does not wait for the check of the one before.
@@ -419,9 +438,8 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// Checks the escape whose `\` is at `i`; returns the offset just after it.
-    ///
-    /// Escaped text mixes one-letter escapes and `\u` forms unpredictably, so the common ones
-    /// (a letter, or a `\u` outside the surrogates) are decided without a branch per kind.
+    /// One-letter escapes and `\u` outside the surrogates are decided here, the rest (and
+    /// every fault) by [`Scanner::escape_slow`].
     #[inline(always)]
     fn escape(&self, i: usize) -> Result<usize, Error> {
         match self.b.get(i + 1) {
@@ -729,14 +747,13 @@ impl<'buf> Scanner<'buf> {
     pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
         self.skip_ws();
         // Compact text: a short plain `"key":` with nothing between.
-        if self.peek() == Some(b'"') {
-            if let Some(end) = self.plain_string_end(self.pos + 1) {
-                if self.b.get(end + 1) == Some(&b':') {
-                    let k = &self.s[self.pos + 1..end];
-                    self.pos = end + 2;
-                    return Ok((k, false));
-                }
-            }
+        if self.peek() == Some(b'"')
+            && let Some(end) = self.plain_string_end(self.pos + 1)
+            && self.b.get(end + 1) == Some(&b':')
+        {
+            let k = &self.s[self.pos + 1..end];
+            self.pos = end + 2;
+            return Ok((k, false));
         }
         self.key_slow()
     }
@@ -983,6 +1000,44 @@ mod tests {
                     let mut sc = Scanner::new(&longer, 8);
                     assert_eq!(sc.skip_string().map(|_| sc.pos), Ok(text.len()), "{longer}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
+        // `string` takes the widest vectors the CPU has; `string_with(masks64)` is the SSE2
+        // path every other build uses. Random strings with escapes, faults and block ends.
+        let pieces: [&str; 12] = [
+            "abc",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800x",
+            "\\q",
+            "\u{1}",
+            "\u{e9}",
+            "\"",
+            &"p".repeat(61),
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let rounds = if cfg!(miri) { 300 } else { 20_000 };
+        for _ in 0..rounds {
+            let mut text = String::from("\"");
+            for _ in 0..(state % 24) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            let mut wide = Scanner::new(&text, 8);
+            let mut base = Scanner::new(&text, 8);
+            let got = wide.string();
+            assert_eq!(got, base.string_with(masks64), "{text:?}");
+            if got.is_ok() {
+                assert_eq!(wide.pos, base.pos, "{text:?}");
             }
         }
     }

@@ -221,24 +221,24 @@ fn encode_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
     let mut w = JsonWriter::new(buf);
     w.begin_object();
     w.key("name").str(&spec.name);
-    if shape.structured() {
-        if let Some(t) = &spec.title {
-            w.key("title").str(t);
-        }
+    if shape.structured()
+        && let Some(t) = &spec.title
+    {
+        w.key("title").str(t);
     }
     if let Some(d) = &spec.description {
         w.key("description").str(d);
     }
     w.key("inputSchema").raw(&spec.input_schema);
-    if shape.structured() {
-        if let Some(s) = &spec.output_schema {
-            w.key("outputSchema").raw(s);
-        }
+    if shape.structured()
+        && let Some(s) = &spec.output_schema
+    {
+        w.key("outputSchema").raw(s);
     }
-    if shape.annotations() {
-        if let Some(a) = &spec.annotations {
-            w.key("annotations").raw(a);
-        }
+    if shape.annotations()
+        && let Some(a) = &spec.annotations
+    {
+        w.key("annotations").raw(a);
     }
     if shape.execution() {
         w.key("execution").begin_object();

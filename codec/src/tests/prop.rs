@@ -47,7 +47,7 @@ impl Rng {
 
     /// True one time in `n`.
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
