@@ -16,6 +16,10 @@
 //! It does no IO and reads no clock. Faults in a frame are values ([`Rejection`],
 //! [`Frame::Oversize`]) with their JSON-RPC code, never panics.
 //!
+//! On x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
+//! at run time; that private module is the crate's only `unsafe` code, and building with
+//! `RUSTFLAGS="--cfg janus_codec_safe"` leaves it out (SSE2 through `safe_arch` everywhere).
+//!
 //! # Example
 //!
 //! ```

@@ -8,11 +8,12 @@
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
 //! input can overflow the call stack.
 //!
-//! Strings are read sixteen bytes at a time: SSE2 compares give the masks of the quotes,
-//! backslashes and raw control bytes of a chunk (through `safe_arch`, so this crate keeps
-//! `unsafe_code` forbidden; a plain loop serves other targets).
-//! A short plain string (most keys and values) is skipped inline from one mask; longer ones
-//! walk their escapes through the masks of 64-byte blocks.
+//! Strings are read from masks of their special bytes (quotes, backslashes, raw control
+//! bytes). A short plain string (most keys and values) is skipped inline from the mask of one
+//! 16-byte chunk; longer ones walk their escapes through the masks of 64-byte blocks.
+//! The masks come from SSE2 compares through `safe_arch` (a plain loop on other targets), and
+//! for long strings from AVX2 or AVX-512BW when the CPU has them (the `wide` module, the
+//! crate's only `unsafe` code).
 
 use crate::Error;
 
