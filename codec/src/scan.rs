@@ -678,10 +678,11 @@ impl<'buf> Scanner<'buf> {
                         }
                         Some(_) => {
                             stack.push(object);
-                            if object {
-                                self.skip_key()?;
+                            if !object || !self.skip_member()? {
+                                continue 'value;
                             }
-                            continue 'value;
+                            // The whole first member was taken: on to what follows it.
+                            Kind::String { escaped: false }
                         }
                         None => return Err(Error::Truncated),
                     }
@@ -720,8 +721,9 @@ impl<'buf> Scanner<'buf> {
                 match self.peek() {
                     Some(b',') => {
                         self.pos += 1;
-                        if object {
-                            self.skip_key()?;
+                        if object && self.skip_member()? {
+                            // A whole member was taken: on to what follows it.
+                            continue;
                         }
                         continue 'value;
                     }
@@ -741,6 +743,36 @@ impl<'buf> Scanner<'buf> {
                 }
             }
         }
+    }
+
+    /// Skips `"key":` inside an object whose contents are not kept, and its value too when
+    /// that is a short plain string in the same 16 bytes (`"type":"string"`): one mask serves
+    /// both. Returns whether the value was taken.
+    #[inline(always)]
+    fn skip_member(&mut self) -> Result<bool, Error> {
+        self.skip_ws();
+        if self.peek() == Some(b'"') {
+            let start = self.pos + 1;
+            if let Some(chunk) = chunk16(self.b, start) {
+                let special = masks16(chunk).0;
+                let k = special.trailing_zeros() as usize;
+                // `k` is 64 when the chunk has no special byte: the key is longer.
+                if k < 16 && self.b[start + k] == b'"' && self.b.get(start + k + 1) == Some(&b':') {
+                    // Bit k + 2 is the value's opening quote, when it is a string.
+                    let after = special.checked_shr(k as u32 + 3).unwrap_or(0);
+                    if after != 0 && self.b.get(start + k + 2) == Some(&b'"') {
+                        let end = start + k + 3 + after.trailing_zeros() as usize;
+                        if self.b[end] == b'"' {
+                            self.pos = end + 1;
+                            return Ok(true);
+                        }
+                    }
+                    self.pos = start + k + 2;
+                    return Ok(false);
+                }
+            }
+        }
+        self.skip_key().map(|()| false)
     }
 
     /// Reads `"key" :` (white space around it included) and returns the raw key.
@@ -1040,6 +1072,43 @@ mod tests {
             if got.is_ok() {
                 assert_eq!(wide.pos, base.pos, "{text:?}");
             }
+        }
+    }
+
+    #[test]
+    fn members_taken_whole_or_in_parts_validate_alike() {
+        let values = [
+            "\"\"",
+            "\"v\"",
+            "\"a\\\"b\"",
+            "1",
+            "{}",
+            "[\"x\"]",
+            "\"0123456789abc\"",
+        ];
+        for key_len in 0..18 {
+            let key = "k".repeat(key_len);
+            for value in values {
+                for pad in 0..3 {
+                    let text = format!("{{\"{key}\":{value},\"{}\":{value}}}", "p".repeat(pad * 7));
+                    assert_eq!(check(&text, 8), Ok(Kind::Object), "{text}");
+                    let spaced = text.replace(':', " : ").replace(',', " , ");
+                    assert_eq!(check(&spaced, 8), Ok(Kind::Object), "{spaced}");
+                }
+            }
+        }
+        for (text, want) in [
+            (r#"{"a":"b"x}"#, Error::Syntax),
+            (r#"{"a":"b\q"}"#, Error::BadString),
+            ("{\"a\":\"b\u{1}\"}", Error::BadString),
+            (r#"{"a""b"}"#, Error::Syntax),
+            (r#"{"a":"b",}"#, Error::Syntax),
+            (r#"{"a":"b","c"}"#, Error::Syntax),
+            (r#"{"a":"b"]"#, Error::Syntax),
+            (r#"["a":"b"]"#, Error::Syntax),
+            (r#"{"a":"b""#, Error::Truncated),
+        ] {
+            assert_eq!(check(text, 8), Err(want), "{text}");
         }
     }
 
