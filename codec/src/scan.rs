@@ -142,23 +142,15 @@ fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
     (EVEN ^ (sum << 1)) & follows
 }
 
-/// [`masks64`], not inlined, for the tests of the wider paths.
-#[cfg(all(test, target_arch = "x86_64", not(janus_codec_safe)))]
-pub(crate) fn masks64_baseline(block: &[u8; 64]) -> (u64, u64) {
-    masks64(block)
-}
-
-/// Bytes taken by an escape, by the byte after its `\`: 2 for the one-letter escapes, 6 for
-/// `u` (one `\uXXXX`), 0 for any other byte (not an escape).
-const ESCAPE_LEN: [u8; 256] = {
-    let mut t = [0; 256];
-    let one_letter = *b"\"\\/bfnrt";
+/// The bytes that make a one-letter escape after a `\` (`\n`, `\"`, ...).
+const ONE_LETTER_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = *b"\"\\/bfnrt";
     let mut i = 0;
-    while i < one_letter.len() {
-        t[one_letter[i] as usize] = 2;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
         i += 1;
     }
-    t[b'u' as usize] = 6;
     t
 };
 
@@ -444,7 +436,7 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     fn escape(&self, i: usize) -> Result<usize, Error> {
         match self.b.get(i + 1) {
-            Some(&x) if ESCAPE_LEN[usize::from(x)] == 2 => return Ok(i + 2),
+            Some(&x) if ONE_LETTER_ESCAPE[usize::from(x)] => return Ok(i + 2),
             Some(b'u') => {
                 if let Some(w) = self.b.get(i + 2..i + 6) {
                     let h = [w[0], w[1], w[2], w[3]].map(|x| HEX[usize::from(x)]);
@@ -460,12 +452,12 @@ impl<'buf> Scanner<'buf> {
         self.escape_slow(i)
     }
 
-    /// [`Scanner::escape`] for surrogates, faults and escapes at the end of the text.
+    /// [`Scanner::escape`] for surrogates, faults, and `\u` escapes at the end of the text
+    /// (one-letter escapes never get here).
     #[cold]
     #[inline(never)]
     fn escape_slow(&self, i: usize) -> Result<usize, Error> {
         match self.b.get(i + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
             Some(b'u') => self.unicode_escape(i),
             Some(_) => Err(Error::BadString),
             None => Err(Error::Truncated),
