@@ -56,6 +56,9 @@ mod wide;
 
 #[cfg(test)]
 mod tests;
+// The test oracle is shared with the fuzz crate and names this crate as it does.
+#[cfg(test)]
+extern crate self as janus_codec;
 
 pub use era::{Envelope, EnvelopeError, EnvelopeFault, Era};
 pub use error::{

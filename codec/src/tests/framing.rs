@@ -1,6 +1,7 @@
 //! `FrameCodec` against a naive line splitter, fed whole, split at every byte offset, and in
 //! random chunkings (tokio-util's `lines_decoder_max_length*` tests, in property form).
 
+use super::naive::{BOM, feed, naive};
 use super::prop::{Writer, byte, frame};
 use super::proptest_config;
 use super::seeds::framed_seeds;
@@ -9,79 +10,6 @@ use bytes::{Bytes, BytesMut};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// The naive framer: drop a byte order mark at the very start, split the whole stream at each
-/// `\n`, drop one `\r` at the end of each line; a line longer than `max` is `Oversize`, a blank
-/// line (spaces, tabs and carriage returns) is skipped; the bytes after the last `\n` are the
-/// last line.
-fn naive(stream: &[u8], max: usize) -> Vec<Frame> {
-    let body = stream.strip_prefix(BOM).unwrap_or(stream);
-    body.split(|&b| b == b'\n')
-        .filter_map(|piece| {
-            let line = piece.strip_suffix(b"\r").unwrap_or(piece);
-            if line.len() > max {
-                Some(Frame::Oversize)
-            } else if line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
-                None
-            } else {
-                Some(Frame::Line(Bytes::copy_from_slice(line)))
-            }
-        })
-        .collect()
-}
-
-/// Takes every frame out of `buf`, checking the decoder's contract on the way.
-fn drain(codec: &mut FrameCodec, buf: &mut BytesMut, frames: &mut Vec<Frame>, eof: bool) {
-    loop {
-        let before = buf.len();
-        let f = if eof {
-            codec.decode_frame_eof(buf)
-        } else {
-            codec.decode_frame(buf)
-        };
-        assert!(buf.len() <= before, "decoding consumed more than it had");
-        match f {
-            Some(f) => {
-                if let Frame::Line(line) = &f {
-                    assert!(!line.is_empty(), "a frame is never blank");
-                    assert!(
-                        line.len() < before - buf.len() + usize::from(eof),
-                        "a line is cut from the bytes consumed, with its newline"
-                    );
-                }
-                frames.push(f);
-            }
-            None if eof => {
-                assert!(buf.is_empty(), "end of input leaves nothing behind");
-                assert_eq!(codec.decode_frame_eof(buf), None);
-                return;
-            }
-            None => {
-                assert!(
-                    !buf.contains(&b'\n'),
-                    "decode_frame returned None with a complete line buffered"
-                );
-                return;
-            }
-        }
-    }
-}
-
-/// Feeds `chunks` one after the other, taking frames after each, then ends the input.
-fn feed<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<Frame> {
-    let mut codec = FrameCodec::new();
-    codec.max_frame_len(max);
-    let mut buf = BytesMut::new();
-    let mut frames = Vec::new();
-    for chunk in chunks {
-        buf.extend_from_slice(chunk);
-        drain(&mut codec, &mut buf, &mut frames, false);
-    }
-    drain(&mut codec, &mut buf, &mut frames, true);
-    frames
-}
 
 /// The frames of `stream`, checked to be the same whole, split at every byte offset, and fed
 /// a byte at a time.

@@ -2,14 +2,21 @@
 //!
 //! - `seeds`: the `SEEDS` table, frames with what the codec must read in them;
 //! - `oracle`: a naive reading of a frame through `serde_json::Value`, and the codec's reading
-//!   in the same shape;
+//!   in the same shape (the fuzz targets include the same file);
 //! - `prop`: property tests that compare the two on generated and mutated frames;
 //! - `encoding`: the writers, read back with serde_json and with the codec;
-//! - `framing`: `FrameCodec` against a naive line splitter, in every chunking.
+//! - `naive`: the naive line splitter, and a feeder that checks the decoder's contract (the
+//!   `frame` fuzz target includes the same file);
+//! - `framing`: `FrameCodec` against the naive line splitter, in every chunking.
 
 mod encoding;
 mod framing;
-mod oracle;
+#[allow(unreachable_pub)]
+mod naive;
+// Shared with the fuzz crate, which uses all of it: its items are `pub` and some are not used
+// here.
+#[allow(unreachable_pub, dead_code)]
+pub(crate) mod oracle;
 mod prop;
 mod seeds;
 

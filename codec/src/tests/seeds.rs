@@ -467,14 +467,9 @@ fn seed_names_are_unique() {
 
 #[test]
 fn the_oracle_agrees_with_every_seed() {
-    let mut compared = 0;
     for s in SEEDS {
-        if super::oracle::assert_agrees(s.input) {
-            compared += 1;
-        }
+        super::oracle::assert_agrees(s.input);
     }
-    // Only the four nesting seeds are beyond serde_json's depth limit.
-    assert_eq!(compared, SEEDS.len() - 4);
 }
 
 #[test]
