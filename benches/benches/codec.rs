@@ -11,7 +11,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use janus_bench::baseline::{self, SimdScratch};
 use janus_bench::corpus;
 use janus_bench::quick::{Contender, copies_for, stream_of, time_stream};
-use janus_codec::{Frame, FrameCodec, IdBuf, encode};
+use janus_codec::{Frame, FrameCodec, FrameRef, IdBuf, encode};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tokio_util::codec::{Decoder, LinesCodec};
@@ -90,6 +90,23 @@ fn framing(c: &mut Criterion) {
                 let mut n = 0;
                 while let Some(Frame::Line(l)) = codec.decode_frame(buf) {
                     n += l.len();
+                }
+                n
+            },
+            criterion::BatchSize::LargeInput,
+        );
+    });
+    g.bench_function("janus FrameCodec in place", |b| {
+        b.iter_batched_ref(
+            || BytesMut::from(&stream[..]),
+            |buf| {
+                let mut codec = FrameCodec::new();
+                let mut n = 0;
+                while let Some(len) = codec.decode_with(buf, |f| match f {
+                    FrameRef::Line(l) => l.len(),
+                    FrameRef::Oversize => 0,
+                }) {
+                    n += len;
                 }
                 n
             },

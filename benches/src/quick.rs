@@ -4,7 +4,7 @@
 use crate::baseline::{self, SimdScratch};
 use crate::corpus::{self, Item};
 use bytes::BytesMut;
-use janus_codec::{Frame, FrameCodec, Parser};
+use janus_codec::{FrameCodec, FrameRef, Parser};
 use std::fmt::{self, Write as _};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -75,13 +75,16 @@ pub fn time_stream(
             let mut codec = FrameCodec::new();
             let parser = Parser::new();
             let t = Instant::now();
-            while let Some(frame) = codec.decode_frame(&mut buf) {
-                if let Frame::Line(line) = frame
-                    && let Ok(msg) = parser.parse_single(&line)
-                {
+            // As the dispatch loop reads: each line in place, in the input buffer.
+            let read = |frame: FrameRef<'_>| match frame {
+                FrameRef::Line(line) => parser.parse_single(line).is_ok_and(|msg| {
                     black_box((msg.kind(), janus_codec::Era::of_first_request(&msg)));
-                    ok += 1;
-                }
+                    true
+                }),
+                FrameRef::Oversize => false,
+            };
+            while let Some(read) = codec.decode_with(&mut buf, read) {
+                ok += usize::from(read);
             }
             (t.elapsed(), ok)
         }

@@ -65,7 +65,7 @@ pub use error::{
     Error, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
-pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec};
+pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec, FrameRef};
 pub use message::{
     Batch, DEFAULT_MAX_DEPTH, Id, IdBuf, Message, MessageKind, Parsed, Parser, RawJson, Rejection,
 };

@@ -14,8 +14,8 @@ use crate::tools::{Args, Call, Output, ToolResult};
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{
-    Batch, EnvelopeError, Era, Error, Frame, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id,
-    IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser,
+    Batch, EnvelopeError, Era, Error, FrameRef, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    Id, IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser,
     ProtocolVersion, RawJson, Rejection, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use std::future::Future;
@@ -133,14 +133,19 @@ impl Connection {
         }
     }
 
-    /// Handles one frame. Answers that are ready are appended to `out`, one line each.
-    pub fn handle_frame(&mut self, frame: &Frame, out: &mut BytesMut) -> Outcome {
-        match frame {
-            Frame::Oversize => {
+    /// Handles one frame, owned (`&Frame`) or read in place ([`FrameRef`]). Answers that are
+    /// ready are appended to `out`, one line each.
+    pub fn handle_frame<'f>(
+        &mut self,
+        frame: impl Into<FrameRef<'f>>,
+        out: &mut BytesMut,
+    ) -> Outcome {
+        match frame.into() {
+            FrameRef::Oversize => {
                 write_rejection(out, Error::FrameTooLong.into());
                 Outcome::Done
             }
-            Frame::Line(line) => self.handle_line(line, out),
+            FrameRef::Line(line) => self.handle_line(line, out),
         }
     }
 

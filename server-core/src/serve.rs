@@ -12,7 +12,7 @@
 use crate::connection::{Connection, Outcome};
 use crate::server::Server;
 use bytes::{Bytes, BytesMut};
-use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, IdBuf};
+use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, FrameRef, IdBuf};
 use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
@@ -77,13 +77,16 @@ where
     let mut eof = false;
     loop {
         while jobs.len() < config.max_in_flight {
-            let frame = if eof {
-                codec.decode_frame_eof(&mut input)
+            // Each line is handled where it lies in the input buffer: nothing of it outlives
+            // `handle_frame` (a job copies what it needs), so no owned frame is made.
+            let handle = |frame: FrameRef<'_>| conn.handle_frame(frame, &mut out);
+            let outcome = if eof {
+                codec.decode_with_eof(&mut input, handle)
             } else {
-                codec.decode_frame(&mut input)
+                codec.decode_with(&mut input, handle)
             };
-            let Some(frame) = frame else { break };
-            match conn.handle_frame(&frame, &mut out) {
+            let Some(outcome) = outcome else { break };
+            match outcome {
                 Outcome::Done => {}
                 Outcome::Spawn(job) => {
                     let handle = jobs.spawn(job.future);

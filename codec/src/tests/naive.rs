@@ -5,7 +5,7 @@
 //! as `tests::naive`, the `janus-fuzz` crate includes it with `#[path]`.
 
 use bytes::{Bytes, BytesMut};
-use janus_codec::{Frame, FrameCodec};
+use janus_codec::{Frame, FrameCodec, FrameRef};
 
 /// The UTF-8 byte order mark, which the codec skips at the start of a stream.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -29,6 +29,21 @@ pub fn naive(stream: &[u8], max: usize) -> Vec<Frame> {
         .collect()
 }
 
+/// The next frame of `buf`, taken as an owned frame (`decode_frame`) or read in place
+/// (`decode_with`, the line copied out before the codec takes it out of the buffer).
+fn decode(codec: &mut FrameCodec, buf: &mut BytesMut, eof: bool, in_place: bool) -> Option<Frame> {
+    let own = |f: FrameRef<'_>| match f {
+        FrameRef::Line(line) => Frame::Line(Bytes::copy_from_slice(line)),
+        FrameRef::Oversize => Frame::Oversize,
+    };
+    match (eof, in_place) {
+        (false, false) => codec.decode_frame(buf),
+        (true, false) => codec.decode_frame_eof(buf),
+        (false, true) => codec.decode_with(buf, own),
+        (true, true) => codec.decode_with_eof(buf, own),
+    }
+}
+
 /// Takes every frame out of `buf`, checking the decoder's contract on the way.
 /// `consumed` counts the bytes taken out of the buffer so far.
 fn drain(
@@ -37,15 +52,12 @@ fn drain(
     frames: &mut Vec<Frame>,
     consumed: &mut usize,
     eof: bool,
+    in_place: bool,
 ) {
     let max = codec.frame_limit();
     loop {
         let before = buf.len();
-        let f = if eof {
-            codec.decode_frame_eof(buf)
-        } else {
-            codec.decode_frame(buf)
-        };
+        let f = decode(codec, buf, eof, in_place);
         assert!(buf.len() <= before, "decoding added bytes to the buffer");
         *consumed += before - buf.len();
         match f {
@@ -63,7 +75,7 @@ fn drain(
             }
             None if eof => {
                 assert!(buf.is_empty(), "end of input leaves nothing behind");
-                assert_eq!(codec.decode_frame_eof(buf), None);
+                assert_eq!(decode(codec, buf, true, in_place), None);
                 return;
             }
             None => {
@@ -80,7 +92,7 @@ fn drain(
                 );
                 // Asking again without new bytes changes nothing.
                 let again = buf.len();
-                assert_eq!(codec.decode_frame(buf), None);
+                assert_eq!(decode(codec, buf, false, in_place), None);
                 assert_eq!(buf.len(), again);
                 return;
             }
@@ -88,8 +100,19 @@ fn drain(
     }
 }
 
-/// Feeds `chunks` one after the other, taking frames after each, then ends the input.
-pub fn feed<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<Frame> {
+/// Feeds `chunks` one after the other, taking frames after each, then ends the input; the
+/// frames are taken both as owned frames and in place, which must agree.
+pub fn feed<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]> + Clone) -> Vec<Frame> {
+    let owned = feed_with(max, chunks.clone(), false);
+    assert_eq!(feed_with(max, chunks, true), owned, "read in place");
+    owned
+}
+
+fn feed_with<'a>(
+    max: usize,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    in_place: bool,
+) -> Vec<Frame> {
     let mut codec = FrameCodec::new();
     codec.max_frame_len(max);
     let mut buf = BytesMut::new();
@@ -98,11 +121,25 @@ pub fn feed<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<F
     for chunk in chunks {
         buf.extend_from_slice(chunk);
         fed += chunk.len();
-        drain(&mut codec, &mut buf, &mut frames, &mut consumed, false);
+        drain(
+            &mut codec,
+            &mut buf,
+            &mut frames,
+            &mut consumed,
+            false,
+            in_place,
+        );
         assert!(consumed <= fed, "consumed more than the input");
         assert_eq!(consumed + buf.len(), fed);
     }
-    drain(&mut codec, &mut buf, &mut frames, &mut consumed, true);
+    drain(
+        &mut codec,
+        &mut buf,
+        &mut frames,
+        &mut consumed,
+        true,
+        in_place,
+    );
     assert_eq!(consumed, fed, "end of input consumes everything");
     frames
 }
