@@ -624,7 +624,7 @@ fn read_object<'buf>(
             sc.skip_ws();
             let start = sc.pos;
             let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
-                m.meta = read_params(sc, depth + 1, &mut m.params_members)?;
+                read_params(sc, depth + 1, &mut m.params_members, &mut m.meta)?;
                 Kind::Object
             } else {
                 sc.value(depth + 1)?
@@ -653,40 +653,47 @@ fn read_object<'buf>(
     classify(m)
 }
 
-/// Walks a `params` object, validating it, and returns its `_meta` member with the envelope
-/// read from it on the way (so the envelope costs no second walk). The first members are
-/// recorded in `members`, so a handler finds `name` or `arguments` without a second walk.
+/// Walks a `params` object, validating it, and records its `_meta` member in `meta` with the
+/// envelope read from it on the way (so the envelope costs no second walk). The first members
+/// are recorded in `members`, so a handler finds `name` or `arguments` without a second walk.
+///
+/// Both are written in place: the envelope is too large to move through return values cheaply
+/// on the hot path.
 fn read_params<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
     members: &mut ParamMembers,
-) -> Result<Option<(RawJson<'buf>, Envelope<'buf>)>, Error> {
-    let mut meta = None;
+    meta: &mut Option<(RawJson<'buf>, Envelope<'buf>)>,
+) -> Result<(), Error> {
+    *meta = None;
     *members = ParamMembers::default();
     let params_start = sc.pos;
     if !sc.enter_object(depth)? {
-        return Ok(None);
+        return Ok(());
     }
     loop {
         let (k, escaped) = sc.key()?;
         sc.skip_ws();
         let start = sc.pos;
-        let is_meta = raw_eq(k, escaped, "_meta");
-        let mut env = Envelope::default();
-        if is_meta && sc.peek() == Some(b'{') {
-            read_meta(sc, depth + 1, &mut env)?;
+        let value = if raw_eq(k, escaped, "_meta") {
+            // The last `_meta` wins, as every duplicated key does.
+            let (span, env) = meta.insert((RawJson(""), Envelope::default()));
+            if sc.peek() == Some(b'{') {
+                read_meta(sc, depth + 1, env)?;
+            } else {
+                sc.value(depth + 1)?;
+            }
+            *span = RawJson(sc.since(start));
+            span.0
         } else {
             sc.value(depth + 1)?;
-        }
-        let value = RawJson(sc.since(start));
-        if is_meta {
-            meta = Some((value, env));
-        }
+            sc.since(start)
+        };
         // The params text runs to the end of the frame at most; the offsets only need its
         // start.
-        members.push(&sc.s[params_start..], k, escaped, value.0);
+        members.push(&sc.s[params_start..], k, escaped, value);
         if !sc.member_end()? {
-            return Ok(meta);
+            return Ok(());
         }
     }
 }
