@@ -116,6 +116,39 @@ impl<'buf> Envelope<'buf> {
         }
     }
 
+    /// Recognises a compact envelope key with its colon (`"progressToken":` and the like) at
+    /// the start of `rest` without scanning it as a string: the slot it fills and the length
+    /// taken (quotes and colon).
+    #[inline(always)]
+    pub(crate) fn fast_key(
+        &mut self,
+        rest: &[u8],
+    ) -> Option<(&mut Option<RawJson<'buf>>, usize)> {
+        const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
+        // Each key is compared as a constant, which compiles to a few word compares.
+        #[inline(always)]
+        fn taken(rest: &[u8], key: &str) -> Option<usize> {
+            let key = key.as_bytes();
+            let n = key.len();
+            let whole = rest.get(..n + 3)?;
+            (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":")
+                .then_some(n + 3)
+        }
+        if rest.starts_with(PREFIX) {
+            let (slot, key) = match *rest.get(PREFIX.len())? {
+                b'p' => (&mut self.protocol_version, PROTOCOL_VERSION_KEY),
+                b'c' if rest.get(PREFIX.len() + 6) == Some(&b'C') => {
+                    (&mut self.client_capabilities, CLIENT_CAPABILITIES_KEY)
+                }
+                b'c' => (&mut self.client_info, CLIENT_INFO_KEY),
+                b'l' => (&mut self.log_level, LOG_LEVEL_KEY),
+                _ => return None,
+            };
+            return Some((slot, taken(rest, key)?));
+        }
+        Some((&mut self.progress_token, taken(rest, PROGRESS_TOKEN_KEY)?))
+    }
+
     fn slot_escaped(&mut self, k: &str) -> Option<&mut Option<RawJson<'buf>>> {
         let decoded = decode(k, true);
         self.slot(&decoded)

@@ -761,11 +761,20 @@ fn read_meta<'buf>(
         return Ok(());
     }
     loop {
-        let (k, escaped) = sc.key()?;
-        sc.skip_ws();
-        let start = sc.pos;
-        sc.value(depth + 1)?;
-        env.set(k, escaped, RawJson(sc.since(start)));
+        // Compact clients write the envelope's keys as they are: take those whole.
+        if let Some((slot, len)) = env.fast_key(sc.rest()) {
+            sc.pos += len;
+            sc.skip_ws();
+            let start = sc.pos;
+            sc.value(depth + 1)?;
+            *slot = Some(RawJson(sc.since(start)));
+        } else {
+            let (k, escaped) = sc.key()?;
+            sc.skip_ws();
+            let start = sc.pos;
+            sc.value(depth + 1)?;
+            env.set(k, escaped, RawJson(sc.since(start)));
+        }
         if !sc.member_end()? {
             return Ok(());
         }
