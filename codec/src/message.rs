@@ -672,10 +672,19 @@ fn read_params<'buf>(
         return Ok(());
     }
     loop {
-        let (k, escaped) = sc.key()?;
+        // A compact `"_meta":` is taken whole; every other key is read as a string.
+        const META: &[u8] = br#""_meta":"#;
+        let (k, escaped, is_meta) = if sc.rest().starts_with(META) {
+            let k = &sc.s[sc.pos + 1..sc.pos + META.len() - 2];
+            sc.pos += META.len();
+            (k, false, true)
+        } else {
+            let (k, escaped) = sc.key()?;
+            (k, escaped, raw_eq(k, escaped, "_meta"))
+        };
         sc.skip_ws();
         let start = sc.pos;
-        let value = if raw_eq(k, escaped, "_meta") {
+        let value = if is_meta {
             // The last `_meta` wins, as every duplicated key does.
             let (span, env) = meta.insert((RawJson(""), Envelope::default()));
             if sc.peek() == Some(b'{') {
