@@ -120,10 +120,7 @@ impl<'buf> Envelope<'buf> {
     /// the start of `rest` without scanning it as a string: the slot it fills and the length
     /// taken (quotes and colon).
     #[inline(always)]
-    pub(crate) fn fast_key(
-        &mut self,
-        rest: &[u8],
-    ) -> Option<(&mut Option<RawJson<'buf>>, usize)> {
+    pub(crate) fn fast_key(&mut self, rest: &[u8]) -> Option<(&mut Option<RawJson<'buf>>, usize)> {
         const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
         // Each key is compared as a constant, which compiles to a few word compares.
         #[inline(always)]
@@ -131,8 +128,7 @@ impl<'buf> Envelope<'buf> {
             let key = key.as_bytes();
             let n = key.len();
             let whole = rest.get(..n + 3)?;
-            (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":")
-                .then_some(n + 3)
+            (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":").then_some(n + 3)
         }
         if rest.starts_with(PREFIX) {
             let (slot, key) = match *rest.get(PREFIX.len())? {
