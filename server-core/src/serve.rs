@@ -13,6 +13,7 @@ use crate::connection::{Connection, Outcome};
 use crate::server::Server;
 use bytes::{Bytes, BytesMut};
 use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, FrameRef, IdBuf};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
@@ -73,7 +74,9 @@ where
     // these only.
     let mut foreground = 0usize;
     let mut background: std::collections::HashSet<tokio::task::Id> = Default::default();
-    let mut by_request: HashMap<IdBuf, AbortHandle> = HashMap::new();
+    // The jobs of each request id in flight. A client must not reuse an id while its request
+    // is in flight; when one does, a cancellation of that id stops every job that has it.
+    let mut by_request: HashMap<IdBuf, Handles> = HashMap::new();
     let mut eof = false;
     loop {
         while jobs.len() < config.max_in_flight {
@@ -91,7 +94,10 @@ where
                 Outcome::Spawn(job) => {
                     let handle = jobs.spawn(job.future);
                     if let Some(id) = &job.id {
-                        by_request.insert(id.clone(), handle.clone());
+                        by_request
+                            .entry(id.clone())
+                            .or_default()
+                            .push(handle.clone());
                     }
                     if job.background {
                         background.insert(handle.id());
@@ -143,13 +149,16 @@ where
     }
 }
 
-/// Aborts the job of request `id`, if it is in flight; nothing will be written for it.
+/// The jobs of one request id: one, unless a client reused an id in flight.
+type Handles = SmallVec<[AbortHandle; 1]>;
+
+/// Aborts the jobs of request `id`, if any is in flight; nothing will be written for them.
 fn cancel(
     id: &IdBuf,
     live: &mut HashMap<tokio::task::Id, Option<IdBuf>>,
-    by_request: &mut HashMap<IdBuf, AbortHandle>,
+    by_request: &mut HashMap<IdBuf, Handles>,
 ) {
-    if let Some(handle) = by_request.remove(id) {
+    for handle in by_request.remove(id).unwrap_or_default() {
         handle.abort();
         live.remove(&handle.id());
     }
@@ -159,7 +168,7 @@ fn cancel(
 fn finish(
     done: Result<(tokio::task::Id, Option<Bytes>), tokio::task::JoinError>,
     live: &mut HashMap<tokio::task::Id, Option<IdBuf>>,
-    by_request: &mut HashMap<IdBuf, AbortHandle>,
+    by_request: &mut HashMap<IdBuf, Handles>,
     out: &mut BytesMut,
 ) {
     let (task, line) = match done {
@@ -168,8 +177,14 @@ fn finish(
         Err(e) => (e.id(), None),
     };
     if let Some(request) = live.remove(&task) {
-        if let Some(request) = request {
-            by_request.remove(&request);
+        // Only this job's handle goes: another job may have the same id.
+        if let Some(request) = request
+            && let Some(handles) = by_request.get_mut(&request)
+        {
+            handles.retain(|h| h.id() != task);
+            if handles.is_empty() {
+                by_request.remove(&request);
+            }
         }
         if let Some(line) = line {
             out.extend_from_slice(&line);

@@ -118,6 +118,44 @@ async fn a_cancelled_request_is_never_answered_and_the_connection_goes_on() {
 }
 
 #[tokio::test]
+async fn a_reused_id_in_flight_stays_cancellable_after_its_namesake_finishes() {
+    // A client must not reuse an id in flight; when one does, finishing the first request
+    // must not forget the second, and cancelling the id stops what is left of it.
+    let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(1, "sleep", r#"{"ms":10}"#).as_bytes())
+        .await
+        .unwrap();
+    w.write_all(call(1, "sleep", r#"{"ms":5000}"#).as_bytes())
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(r).lines();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["id"], 1, "the short sleep answers first");
+    w.write_all(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+"#,
+    )
+    .await
+    .unwrap();
+    w.write_all(echo(2, "after").as_bytes()).await.unwrap();
+    w.shutdown().await.unwrap();
+    let next: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(next["id"], 2);
+    // The long sleep was stopped: serve ends well before its 5 s, and writes nothing for it.
+    let rest = timeout(Duration::from_secs(2), lines.next_line())
+        .await
+        .expect("the stream ends promptly")
+        .unwrap();
+    assert!(rest.is_none(), "unexpected output {rest:?}");
+    timeout(Duration::from_secs(2), task)
+        .await
+        .expect("serve ends")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
 async fn requests_in_flight_at_end_of_input_are_answered_before_serve_returns() {
     let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
     let (r, mut w) = tokio::io::split(client);
