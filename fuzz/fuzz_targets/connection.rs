@@ -1,7 +1,8 @@
 //! `Connection::handle_frame` (with `poll_cancel` and the jobs it hands out), driven the way
 //! the tokio driver drives it, over the demo server: an arbitrary sequence of frames never
 //! panics; every request is answered exactly once, with its id byte for byte, at once or by
-//! its job (or not at all when the client cancelled its job); a notification or a client's
+//! its job (or not at all when the client cancelled its job; a request cancelled inside a
+//! batch in flight gets no entry in the batch's answer); a notification or a client's
 //! response is never answered; only valid, compact JSON-RPC lines are written (the server's
 //! own notifications included); the first request decides the era and it never changes;
 //! batches are answered as `decisions.md` says; background work (a task's) answers nothing.
@@ -28,7 +29,7 @@ use bytes::{Bytes, BytesMut};
 use janus_codec::{Era, Frame, FrameCodec, IdBuf, MessageKind, ProtocolVersion};
 use janus_fuzz::oracle::{self, ItemView, MessageView, Verdict};
 use janus_fuzz::wire::{self, Line, Reply};
-use janus_server_core::{Connection, Job, Outcome, Server, demo};
+use janus_server_core::{Canceller, Connection, Job, Outcome, Server, demo};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -440,6 +441,8 @@ struct InFlight {
     id: Option<IdBuf>,
     handle: JoinHandle<Option<Bytes>>,
     expect: Expect,
+    /// A batch's requests whose work is still to come, each cancellable on its own.
+    elements: Vec<(IdBuf, Canceller)>,
 }
 
 struct Harness {
@@ -629,6 +632,7 @@ impl Harness {
             id: job.id,
             handle,
             expect,
+            elements: job.elements,
         });
     }
 
@@ -648,6 +652,10 @@ impl Harness {
                 check_answer(r, &v, era);
                 self.remember_tasks(r);
             }
+            // Every entry of the batch was cancelled: no line at all.
+            Expect::Batch(want) if want.is_empty() => {
+                assert!(answers.is_empty(), "an empty batch answer: {lines:?}");
+            }
             Expect::Batch(want) => {
                 let [l] = answers[..] else {
                     panic!("a batch job writes one line: {lines:?}")
@@ -663,7 +671,9 @@ impl Harness {
         }
     }
 
-    /// Stops every job in flight for request `id`: nothing is written for it.
+    /// Stops every job in flight for request `id`, and the request inside the batches in
+    /// flight: nothing is written for it. A batch that has already ended (jobs only run
+    /// inside `block_on`, so this is stable here) keeps its answer.
     fn cancel(&mut self, id: &IdBuf) {
         self.jobs.retain(|j| {
             let hit = j.id.as_ref() == Some(id);
@@ -672,6 +682,28 @@ impl Harness {
             }
             !hit
         });
+        for j in &mut self.jobs {
+            let Expect::Batch(want) = &mut j.expect else {
+                continue;
+            };
+            if j.handle.is_finished() {
+                continue;
+            }
+            j.elements.retain(|(element, canceller)| {
+                if element != id {
+                    return true;
+                }
+                canceller.cancel();
+                let raw = id.as_id().as_raw();
+                if let Some(n) = want.get_mut(raw) {
+                    *n -= 1;
+                    if *n == 0 {
+                        want.remove(raw);
+                    }
+                }
+                false
+            });
+        }
     }
 
     /// Keeps the task id a result hands out (legacy `task.taskId`, modern `taskId`).

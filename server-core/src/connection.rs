@@ -21,8 +21,9 @@ use janus_codec::{
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 /// The connection's place in its lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,13 +48,80 @@ pub struct Job {
     pub background: bool,
     /// Yields the encoded answer. A panic inside the tool is caught and answered `-32603`.
     pub future: LineFuture,
+    /// For a batch: the requests of the batch whose work is still to come, by id. Cancelling
+    /// one before the job ends drops its work and its entry from the batch's answer.
+    pub elements: Vec<(IdBuf, Canceller)>,
 }
 
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Job")
             .field("id", &self.id)
+            .field("elements", &self.elements.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// Cancels one request of a batch job (see [`Job::elements`]).
+#[derive(Debug, Clone)]
+pub struct Canceller(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: AtomicBool,
+    /// The task waiting on the request's work, woken by a cancel.
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Canceller {
+    fn new() -> Self {
+        Self(Arc::default())
+    }
+
+    /// Stops the request's work and drops its answer, unless its batch job has already
+    /// ended (then its answer is already out).
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Release);
+        let waker = self
+            .0
+            .waker
+            .lock()
+            .map(|mut w| w.take())
+            .unwrap_or_default();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::Acquire)
+    }
+
+    /// `work`, ended early (with no line) when the request is cancelled.
+    fn guard(&self, work: LineFuture) -> impl Future<Output = Option<Bytes>> + Send + 'static {
+        let state = Arc::clone(&self.0);
+        let mut work = Some(work);
+        std::future::poll_fn(move |cx| {
+            if state.cancelled.load(Ordering::Acquire) {
+                work = None;
+                return Poll::Ready(None);
+            }
+            if let Ok(mut w) = state.waker.lock() {
+                match &mut *w {
+                    Some(w) if w.will_wake(cx.waker()) => {}
+                    w => *w = Some(cx.waker().clone()),
+                }
+            }
+            // A cancel between the check above and the waker's registration is seen here.
+            if state.cancelled.load(Ordering::Acquire) {
+                work = None;
+                return Poll::Ready(None);
+            }
+            match work.as_mut() {
+                Some(f) => f.as_mut().poll(cx),
+                None => Poll::Ready(None),
+            }
+        })
     }
 }
 
@@ -423,6 +491,7 @@ impl Connection {
                     Some(line.freeze())
                 };
                 Outcome::Spawn(Job {
+                    elements: Vec::new(),
                     background: false,
                     id: Some(owned),
                     future: Box::pin(future),
@@ -447,7 +516,8 @@ impl Connection {
             return Outcome::Done;
         }
         let mut ready: Vec<BytesMut> = Vec::new();
-        let mut pending: Vec<LineFuture> = Vec::new();
+        let mut pending: Vec<(LineFuture, Option<Canceller>)> = Vec::new();
+        let mut elements = Vec::new();
         for element in batch.iter() {
             let mut one = BytesMut::new();
             match element {
@@ -466,7 +536,14 @@ impl Connection {
                 // NB. A cancel inside a batch names an earlier request of this connection: it
                 // is queued for `poll_cancel`. The batch's own work is awaited as a whole.
                 Ok(msg) => match self.handle_message(&msg, &mut one) {
-                    Outcome::Spawn(job) => pending.push(job.future),
+                    Outcome::Spawn(job) => {
+                        let canceller = job.id.map(|id| {
+                            let c = Canceller::new();
+                            elements.push((id, c.clone()));
+                            c
+                        });
+                        pending.push((job.future, canceller));
+                    }
                     Outcome::Cancel(id) => self.cancels.push(id),
                     Outcome::Done => {}
                 },
@@ -481,11 +558,23 @@ impl Connection {
         }
         let future = async move {
             let mut lines: Vec<Bytes> = ready.into_iter().map(BytesMut::freeze).collect();
-            for f in pending {
-                if let Some(line) = f.await {
-                    lines.push(line);
-                }
+            let mut done = Vec::with_capacity(pending.len());
+            for (work, canceller) in pending {
+                let line = match &canceller {
+                    Some(c) => c.guard(work).await,
+                    None => work.await,
+                };
+                done.push((line, canceller));
             }
+            // A request cancelled before this point gets no entry, even when its work had
+            // already ended: the batch's answer is not out yet.
+            lines.extend(done.into_iter().filter_map(|(line, canceller)| {
+                if canceller.is_some_and(|c| c.is_cancelled()) {
+                    None
+                } else {
+                    line
+                }
+            }));
             let mut out = BytesMut::new();
             write_batch(&mut out, lines.iter().map(|b| &b[..]));
             (!out.is_empty()).then(|| out.freeze())
@@ -494,6 +583,7 @@ impl Connection {
             background: false,
             id: None,
             future: Box::pin(future),
+            elements,
         })
     }
 }

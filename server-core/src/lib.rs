@@ -43,6 +43,6 @@ pub mod serve;
 #[cfg(all(feature = "tokio", unix))]
 mod stdio;
 
-pub use connection::{Connection, Job, Outcome};
+pub use connection::{Canceller, Connection, Job, Outcome};
 pub use janus_codec as codec;
 pub use server::Server;

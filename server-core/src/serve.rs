@@ -9,7 +9,7 @@
 //! `notifications/cancelled` aborts the named job, and nothing more is written for it.
 //! At end of input every job in flight is finished and written, then the connection ends.
 
-use crate::connection::{Connection, Outcome};
+use crate::connection::{Canceller, Connection, Outcome};
 use crate::server::Server;
 use bytes::{Bytes, BytesMut};
 use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, FrameRef, IdBuf};
@@ -77,6 +77,8 @@ where
     // The jobs of each request id in flight. A client must not reuse an id while its request
     // is in flight; when one does, a cancellation of that id stops every job that has it.
     let mut by_request: HashMap<IdBuf, Handles> = HashMap::new();
+    // The requests of batches in flight whose work is still to come, by the batch's job.
+    let mut batches: Batches = HashMap::new();
     let mut eof = false;
     loop {
         while jobs.len() < config.max_in_flight {
@@ -93,6 +95,9 @@ where
                 Outcome::Done => {}
                 Outcome::Spawn(job) => {
                     let handle = jobs.spawn(job.future);
+                    if !job.elements.is_empty() {
+                        batches.insert(handle.id(), job.elements);
+                    }
                     if let Some(id) = &job.id {
                         by_request
                             .entry(id.clone())
@@ -106,10 +111,10 @@ where
                     }
                     live.insert(handle.id(), job.id);
                 }
-                Outcome::Cancel(id) => cancel(&id, &mut live, &mut by_request),
+                Outcome::Cancel(id) => cancel(&id, &mut live, &mut by_request, &batches),
             }
             while let Some(id) = conn.poll_cancel() {
-                cancel(&id, &mut live, &mut by_request);
+                cancel(&id, &mut live, &mut by_request, &batches);
             }
             if out.len() >= WRITE_HIGH_WATER && !write_out(&mut writer, &mut out).await {
                 return Ok(());
@@ -142,6 +147,7 @@ where
                     if !background.remove(&task) {
                         foreground -= 1;
                     }
+                    batches.remove(&task);
                     finish(d, &mut live, &mut by_request, &mut out);
                 }
             }
@@ -152,15 +158,25 @@ where
 /// The jobs of one request id: one, unless a client reused an id in flight.
 type Handles = SmallVec<[AbortHandle; 1]>;
 
-/// Aborts the jobs of request `id`, if any is in flight; nothing will be written for them.
+/// The requests of a batch job whose work is still to come, by the batch's job.
+type Batches = HashMap<tokio::task::Id, Vec<(IdBuf, Canceller)>>;
+
+/// Aborts the jobs of request `id`, if any is in flight, and cancels it inside the batches in
+/// flight; nothing will be written for it.
 fn cancel(
     id: &IdBuf,
     live: &mut HashMap<tokio::task::Id, Option<IdBuf>>,
     by_request: &mut HashMap<IdBuf, Handles>,
+    batches: &Batches,
 ) {
     for handle in by_request.remove(id).unwrap_or_default() {
         handle.abort();
         live.remove(&handle.id());
+    }
+    for (element, canceller) in batches.values().flatten() {
+        if element == id {
+            canceller.cancel();
+        }
     }
 }
 

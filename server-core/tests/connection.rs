@@ -631,6 +631,46 @@ async fn a_batch_with_asynchronous_work_is_one_job_yielding_one_array() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_request_cancelled_inside_a_batch_job_gets_no_entry() {
+    let mut c = Client::legacy("2025-03-26");
+    let sleep = |id| {
+        legacy(
+            id,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"ms":200}}"#,
+        )
+    };
+    let job = c.job(&format!(
+        "[{},{},{}]",
+        sleep(1),
+        sleep(2),
+        legacy(3, "ping", "")
+    ));
+    // The requests whose work is to come can be cancelled one by one.
+    let ids: Vec<&str> = job
+        .elements
+        .iter()
+        .map(|(id, _)| id.as_id().as_raw())
+        .collect();
+    assert_eq!(ids, ["1", "2"], "{job:?}");
+    job.elements[0].1.cancel();
+    let answers = finish(job).await;
+    let mut ids: Vec<i64> = answers
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|a| a["id"].as_i64().expect("an integer id"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [2, 3], "{answers}");
+
+    // Every entry cancelled: no line at all.
+    let job = c.job(&format!("[{}]", sleep(4)));
+    job.elements[0].1.cancel();
+    assert_eq!(job.future.await, None);
+}
+
 #[test]
 fn a_batch_anywhere_else_is_one_invalid_request_with_id_null() {
     let batch = format!("[{}]", legacy(1, "ping", ""));

@@ -156,6 +156,63 @@ async fn a_reused_id_in_flight_stays_cancellable_after_its_namesake_finishes() {
 }
 
 #[tokio::test]
+async fn a_request_cancelled_inside_a_batch_gets_no_entry_and_the_batch_does_not_wait_for_it() {
+    // Batches are answered on 2025-03-26 sessions. The batch's answer waits for all of its
+    // requests; cancelling the slow one drops its work and its entry.
+    let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(
+        concat!(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":5000}}},"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":1}}},"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
+            "\n",
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut lines = BufReader::new(r).lines();
+    let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2025-03-26", "{init}");
+    w.write_all(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+"#,
+    )
+    .await
+    .unwrap();
+    w.shutdown().await.unwrap();
+    let batch = timeout(Duration::from_secs(2), lines.next_line())
+        .await
+        .expect("the batch is answered without waiting for the cancelled sleep")
+        .unwrap()
+        .expect("a batch line");
+    let batch: Value = serde_json::from_str(&batch).unwrap();
+    let mut ids: Vec<i64> = batch
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|e| e["id"].as_i64().expect("integer id"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [2, 3], "{batch}");
+    let rest = timeout(Duration::from_secs(2), lines.next_line())
+        .await
+        .expect("the stream ends promptly")
+        .unwrap();
+    assert!(rest.is_none(), "unexpected output {rest:?}");
+    timeout(Duration::from_secs(2), task)
+        .await
+        .expect("serve ends")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
 async fn requests_in_flight_at_end_of_input_are_answered_before_serve_returns() {
     let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
     let (r, mut w) = tokio::io::split(client);

@@ -141,6 +141,7 @@ impl Connection {
                 Outcome::Done
             }
             Ok((Call::Later(work), _)) => Outcome::Spawn(Job {
+                elements: Vec::new(),
                 id: None,
                 background: true,
                 future: Box::pin(run_task(
@@ -248,6 +249,7 @@ impl Connection {
                 let reply = owned.clone();
                 let wait = self.tasks.terminal(task_id.clone());
                 return Outcome::Spawn(Job {
+                    elements: Vec::new(),
                     id: Some(owned),
                     background: false,
                     future: Box::pin(async move {
