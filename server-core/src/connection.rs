@@ -558,23 +558,48 @@ impl Connection {
         }
         let future = async move {
             let mut lines: Vec<Bytes> = ready.into_iter().map(BytesMut::freeze).collect();
-            let mut done = Vec::with_capacity(pending.len());
-            for (work, canceller) in pending {
-                let line = match &canceller {
-                    Some(c) => c.guard(work).await,
-                    None => work.await,
-                };
-                done.push((line, canceller));
-            }
+            // The requests' work runs together, as separate requests' would.
+            let (mut work, cancellers): (Vec<LineFuture>, Vec<Option<Canceller>>) = pending
+                .into_iter()
+                .map(|(work, canceller)| {
+                    let work: LineFuture = match &canceller {
+                        Some(c) => Box::pin(c.guard(work)),
+                        None => work,
+                    };
+                    (work, canceller)
+                })
+                .unzip();
+            let mut done: Vec<Option<Option<Bytes>>> = vec![None; work.len()];
+            std::future::poll_fn(|cx| {
+                let mut waiting = false;
+                for (work, done) in work.iter_mut().zip(&mut done) {
+                    if done.is_none() {
+                        match work.as_mut().poll(cx) {
+                            Poll::Ready(line) => *done = Some(line),
+                            Poll::Pending => waiting = true,
+                        }
+                    }
+                }
+                if waiting {
+                    Poll::Pending
+                } else {
+                    Poll::Ready(())
+                }
+            })
+            .await;
             // A request cancelled before this point gets no entry, even when its work had
             // already ended: the batch's answer is not out yet.
-            lines.extend(done.into_iter().filter_map(|(line, canceller)| {
-                if canceller.is_some_and(|c| c.is_cancelled()) {
-                    None
-                } else {
-                    line
-                }
-            }));
+            lines.extend(
+                done.into_iter()
+                    .zip(cancellers)
+                    .filter_map(|(line, canceller)| {
+                        if canceller.is_some_and(|c| c.is_cancelled()) {
+                            None
+                        } else {
+                            line.flatten()
+                        }
+                    }),
+            );
             let mut out = BytesMut::new();
             write_batch(&mut out, lines.iter().map(|b| &b[..]));
             (!out.is_empty()).then(|| out.freeze())

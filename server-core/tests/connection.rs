@@ -632,6 +632,25 @@ async fn a_batch_with_asynchronous_work_is_one_job_yielding_one_array() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_batchs_requests_run_together() {
+    let mut c = Client::legacy("2025-03-26");
+    let sleep = |id| {
+        legacy(
+            id,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"ms":200}}"#,
+        )
+    };
+    let job = c.job(&format!("[{},{},{}]", sleep(1), sleep(2), sleep(3)));
+    let start = tokio::time::Instant::now();
+    let answers = finish(job).await;
+    assert_eq!(answers.as_array().map(Vec::len), Some(3), "{answers}");
+    // Three sleeps of 200 ms one after the other would take 600 ms of the paused clock.
+    let took = start.elapsed();
+    assert!(took < std::time::Duration::from_millis(400), "{took:?}");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_request_cancelled_inside_a_batch_job_gets_no_entry() {
     let mut c = Client::legacy("2025-03-26");
     let sleep = |id| {
