@@ -631,17 +631,24 @@ async fn a_batch_with_asynchronous_work_is_one_job_yielding_one_array() {
     );
 }
 
+/// A legacy `tools/call` of the demo `sleep` for 200 ms.
+fn sleep_200(id: i64) -> String {
+    legacy(
+        id,
+        "tools/call",
+        r#"{"name":"sleep","arguments":{"ms":200}}"#,
+    )
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_batchs_requests_run_together() {
     let mut c = Client::legacy("2025-03-26");
-    let sleep = |id| {
-        legacy(
-            id,
-            "tools/call",
-            r#"{"name":"sleep","arguments":{"ms":200}}"#,
-        )
-    };
-    let job = c.job(&format!("[{},{},{}]", sleep(1), sleep(2), sleep(3)));
+    let job = c.job(&format!(
+        "[{},{},{}]",
+        sleep_200(1),
+        sleep_200(2),
+        sleep_200(3)
+    ));
     let start = tokio::time::Instant::now();
     let answers = finish(job).await;
     assert_eq!(answers.as_array().map(Vec::len), Some(3), "{answers}");
@@ -653,17 +660,10 @@ async fn a_batchs_requests_run_together() {
 #[tokio::test(start_paused = true)]
 async fn a_request_cancelled_inside_a_batch_job_gets_no_entry() {
     let mut c = Client::legacy("2025-03-26");
-    let sleep = |id| {
-        legacy(
-            id,
-            "tools/call",
-            r#"{"name":"sleep","arguments":{"ms":200}}"#,
-        )
-    };
     let job = c.job(&format!(
         "[{},{},{}]",
-        sleep(1),
-        sleep(2),
+        sleep_200(1),
+        sleep_200(2),
         legacy(3, "ping", "")
     ));
     // The requests whose work is to come can be cancelled one by one.
@@ -685,7 +685,7 @@ async fn a_request_cancelled_inside_a_batch_job_gets_no_entry() {
     assert_eq!(ids, [2, 3], "{answers}");
 
     // Every entry cancelled: no line at all.
-    let job = c.job(&format!("[{}]", sleep(4)));
+    let job = c.job(&format!("[{}]", sleep_200(4)));
     job.elements[0].1.cancel();
     assert_eq!(job.future.await, None);
 }

@@ -54,6 +54,23 @@ async fn read_lines(r: impl tokio::io::AsyncRead + Unpin, n: usize) -> Vec<Value
     out
 }
 
+/// Asserts that the output ends without another line, and that serve ends, both within 2 s.
+async fn assert_ends_promptly(
+    lines: &mut tokio::io::Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let rest = timeout(Duration::from_secs(2), lines.next_line())
+        .await
+        .expect("the stream ends promptly")
+        .unwrap();
+    assert!(rest.is_none(), "unexpected output {rest:?}");
+    timeout(Duration::from_secs(2), task)
+        .await
+        .expect("serve ends")
+        .unwrap()
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_pipelined_requests_are_each_answered_once() {
     let (client, task) = start(demo::server(), Config::default(), 64 * 1024);
@@ -105,16 +122,7 @@ async fn a_cancelled_request_is_never_answered_and_the_connection_goes_on() {
     let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(first["id"], 2);
     // The input is closed: serve ends without waiting the 5 s, and writes nothing for id 1.
-    let rest = timeout(Duration::from_secs(2), lines.next_line())
-        .await
-        .expect("the stream ends promptly")
-        .unwrap();
-    assert!(rest.is_none(), "unexpected output {rest:?}");
-    timeout(Duration::from_secs(2), task)
-        .await
-        .expect("serve ends")
-        .unwrap()
-        .unwrap();
+    assert_ends_promptly(&mut lines, task).await;
 }
 
 #[tokio::test]
@@ -143,16 +151,7 @@ async fn a_reused_id_in_flight_stays_cancellable_after_its_namesake_finishes() {
     let next: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(next["id"], 2);
     // The long sleep was stopped: serve ends well before its 5 s, and writes nothing for it.
-    let rest = timeout(Duration::from_secs(2), lines.next_line())
-        .await
-        .expect("the stream ends promptly")
-        .unwrap();
-    assert!(rest.is_none(), "unexpected output {rest:?}");
-    timeout(Duration::from_secs(2), task)
-        .await
-        .expect("serve ends")
-        .unwrap()
-        .unwrap();
+    assert_ends_promptly(&mut lines, task).await;
 }
 
 #[tokio::test]
@@ -200,16 +199,7 @@ async fn a_request_cancelled_inside_a_batch_gets_no_entry_and_the_batch_does_not
         .collect();
     ids.sort_unstable();
     assert_eq!(ids, [2, 3], "{batch}");
-    let rest = timeout(Duration::from_secs(2), lines.next_line())
-        .await
-        .expect("the stream ends promptly")
-        .unwrap();
-    assert!(rest.is_none(), "unexpected output {rest:?}");
-    timeout(Duration::from_secs(2), task)
-        .await
-        .expect("serve ends")
-        .unwrap()
-        .unwrap();
+    assert_ends_promptly(&mut lines, task).await;
 }
 
 #[tokio::test]
