@@ -102,20 +102,16 @@ impl Canceller {
         let state = Arc::clone(&self.0);
         let mut work = Some(work);
         std::future::poll_fn(move |cx| {
-            if state.cancelled.load(Ordering::Acquire) {
-                work = None;
-                return Poll::Ready(None);
-            }
+            // The waker is registered before the flag is read, so a cancel is never missed.
             if let Ok(mut w) = state.waker.lock() {
                 match &mut *w {
                     Some(w) if w.will_wake(cx.waker()) => {}
                     w => *w = Some(cx.waker().clone()),
                 }
             }
-            // A cancel between the check above and the waker's registration is seen here.
             if state.cancelled.load(Ordering::Acquire) {
+                // Dropping the work stops it.
                 work = None;
-                return Poll::Ready(None);
             }
             match work.as_mut() {
                 Some(f) => f.as_mut().poll(cx),
@@ -516,7 +512,10 @@ impl Connection {
             return Outcome::Done;
         }
         let mut ready: Vec<BytesMut> = Vec::new();
-        let mut pending: Vec<(LineFuture, Option<Canceller>)> = Vec::new();
+        // The work still to come, each request's guarded by its canceller (a task's
+        // background work has no id and is not cancellable here).
+        let mut pending: Vec<LineFuture> = Vec::new();
+        let mut cancellers: Vec<Option<Canceller>> = Vec::new();
         let mut elements = Vec::new();
         for element in batch.iter() {
             let mut one = BytesMut::new();
@@ -534,16 +533,21 @@ impl Connection {
                     }
                 }
                 // NB. A cancel inside a batch names an earlier request of this connection: it
-                // is queued for `poll_cancel`. The batch's own work is awaited as a whole.
+                // is queued for `poll_cancel`. The batch's own requests are cancelled through
+                // `Job::elements`.
                 Ok(msg) => match self.handle_message(&msg, &mut one) {
-                    Outcome::Spawn(job) => {
-                        let canceller = job.id.map(|id| {
+                    Outcome::Spawn(job) => match job.id {
+                        Some(id) => {
                             let c = Canceller::new();
+                            pending.push(Box::pin(c.guard(job.future)));
                             elements.push((id, c.clone()));
-                            c
-                        });
-                        pending.push((job.future, canceller));
-                    }
+                            cancellers.push(Some(c));
+                        }
+                        None => {
+                            pending.push(job.future);
+                            cancellers.push(None);
+                        }
+                    },
                     Outcome::Cancel(id) => self.cancels.push(id),
                     Outcome::Done => {}
                 },
@@ -559,20 +563,10 @@ impl Connection {
         let future = async move {
             let mut lines: Vec<Bytes> = ready.into_iter().map(BytesMut::freeze).collect();
             // The requests' work runs together, as separate requests' would.
-            let (mut work, cancellers): (Vec<LineFuture>, Vec<Option<Canceller>>) = pending
-                .into_iter()
-                .map(|(work, canceller)| {
-                    let work: LineFuture = match &canceller {
-                        Some(c) => Box::pin(c.guard(work)),
-                        None => work,
-                    };
-                    (work, canceller)
-                })
-                .unzip();
-            let mut done: Vec<Option<Option<Bytes>>> = vec![None; work.len()];
+            let mut done: Vec<Option<Option<Bytes>>> = vec![None; pending.len()];
             std::future::poll_fn(|cx| {
                 let mut waiting = false;
-                for (work, done) in work.iter_mut().zip(&mut done) {
+                for (work, done) in pending.iter_mut().zip(&mut done) {
                     if done.is_none() {
                         match work.as_mut().poll(cx) {
                             Poll::Ready(line) => *done = Some(line),

@@ -6,7 +6,8 @@
 //! At most [`Config::max_in_flight`] jobs run per connection; at the limit, reading pauses,
 //! so a flood of slow requests cannot grow memory without bound. A client that stops reading
 //! stalls the writes, and so the reads, too.
-//! `notifications/cancelled` aborts the named job, and nothing more is written for it.
+//! `notifications/cancelled` aborts the named job (or drops the named request from a batch in
+//! flight), and nothing more is written for it.
 //! At end of input every job in flight is finished and written, then the connection ends.
 
 use crate::connection::{Canceller, Connection, Outcome};
