@@ -9,8 +9,10 @@
 //! input can overflow the call stack.
 //!
 //! Strings are read from masks of their special bytes (quotes, backslashes, raw control
-//! bytes). A short plain string (most keys and values) is skipped inline from the mask of one
-//! 16-byte chunk; longer ones walk their escapes through the masks of 64-byte blocks.
+//! bytes). A short plain string (most keys and values) is skipped inline from the masks of one
+//! 16-byte chunk, where its end comes from the quote mask alone and the other mask only
+//! confirms it (the walk is bound by the latency from one token's end to the next); longer
+//! ones walk their escapes through the masks of 64-byte blocks.
 //! The masks come from SSE2 compares through `safe_arch` (a plain loop on other targets), and
 //! for long strings from AVX2 or AVX-512BW when the CPU has them (the `wide` module, the
 //! crate's only `unsafe` code).
@@ -87,6 +89,59 @@ fn masks16(s: &[u8; 16]) -> (u64, u64) {
         u64::from(move_mask_i8_m128i(special) as u16),
         u64::from(move_mask_i8_m128i(backslashes) as u16),
     )
+}
+
+/// The mask of the quotes of a chunk, and that of its bytes a plain string must not hold
+/// (backslashes and control bytes): SSE2 compares through `safe_arch`.
+///
+/// The quotes have their own compare so that finding a string's end waits on one compare;
+/// the other mask only confirms that path.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn quotes16(s: &[u8; 16]) -> (u64, u64) {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+    let v = m128i::from(*s);
+    let quotes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
+    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
+    let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, set_splat_i8_m128i(0x1f)), v);
+    (
+        u64::from(move_mask_i8_m128i(quotes) as u16),
+        u64::from(move_mask_i8_m128i(bitor_m128i(backslashes, control)) as u16),
+    )
+}
+
+/// The portable [`quotes16`], also built in tests to check the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn quotes16_portable(s: &[u8; 16]) -> (u64, u64) {
+    s.iter().enumerate().fold((0, 0), |(q, bad), (i, &x)| {
+        (
+            q | u64::from(x == b'"') << i,
+            bad | u64::from(x == b'\\' || x < 0x20) << i,
+        )
+    })
+}
+
+/// The portable path of [`quotes16`].
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn quotes16(s: &[u8; 16]) -> (u64, u64) {
+    quotes16_portable(s)
+}
+
+/// `m` without its lowest set bit.
+#[inline(always)]
+const fn without_lowest(m: u64) -> u64 {
+    m & m.wrapping_sub(1)
+}
+
+/// The bits of `m` up to its lowest set one, that one included (all bits when `m` is 0).
+#[inline(always)]
+const fn up_to_lowest(m: u64) -> u64 {
+    m ^ m.wrapping_sub(1)
 }
 
 /// The portable [`masks16`], also built in tests to check the SSE2 one.
@@ -319,10 +374,12 @@ impl<'buf> Scanner<'buf> {
                         .position(|&x| matches!(x, b'"' | b'\\' | 0..0x20))?;
                 return (self.b[end] == b'"').then_some(end);
             };
-            let special = masks16(chunk).0;
-            if special != 0 {
-                let end = at + special.trailing_zeros() as usize;
-                return (self.b[end] == b'"').then_some(end);
+            let (quotes, bad) = quotes16(chunk);
+            if bad & up_to_lowest(quotes) != 0 {
+                return None;
+            }
+            if quotes != 0 {
+                return Some(at + quotes.trailing_zeros() as usize);
             }
             at += 16;
         }
@@ -746,18 +803,22 @@ impl<'buf> Scanner<'buf> {
         if self.peek() == Some(b'"') {
             let start = self.pos + 1;
             if let Some(chunk) = chunk16(self.b, start) {
-                let special = masks16(chunk).0;
-                let k = special.trailing_zeros() as usize;
-                // `k` is 64 when the chunk has no special byte: the key is longer.
-                if k < 16 && self.b[start + k] == b'"' && self.b.get(start + k + 1) == Some(&b':') {
-                    // Bit k + 2 is the value's opening quote, when it is a string.
-                    let after = special.checked_shr(k as u32 + 3).unwrap_or(0);
-                    if after != 0 && self.b.get(start + k + 2) == Some(&b'"') {
-                        let end = start + k + 3 + after.trailing_zeros() as usize;
-                        if self.b[end] == b'"' {
-                            self.pos = end + 1;
-                            return Ok(true);
-                        }
+                let (quotes, bad) = quotes16(chunk);
+                let k = quotes.trailing_zeros() as usize;
+                // `k` is 64 when the chunk has no quote: the key is longer.
+                if k < 16
+                    && bad & up_to_lowest(quotes) == 0
+                    && self.b.get(start + k + 1) == Some(&b':')
+                {
+                    // When the value is a string, its quotes are the next two: the opening
+                    // one at bit k + 2, right after the colon.
+                    let closing = without_lowest(without_lowest(quotes));
+                    if closing != 0
+                        && self.b.get(start + k + 2) == Some(&b'"')
+                        && bad & up_to_lowest(closing) == 0
+                    {
+                        self.pos = start + 1 + closing.trailing_zeros() as usize;
+                        return Ok(true);
                     }
                     self.pos = start + k + 2;
                     return Ok(false);
@@ -968,6 +1029,7 @@ mod tests {
                 assert_eq!(m, masks16_portable(chunk), "{chunk:?}");
                 assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
                 assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
+                assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
             }
         }
     }
