@@ -359,12 +359,12 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// The offset of the closing quote of a short plain string (no escape and no control byte
-    /// before a closing quote within 64 bytes) whose body starts at `start`; `None` sends the
+    /// before a closing quote within 160 bytes) whose body starts at `start`; `None` sends the
     /// caller to [`Scanner::string`], which handles every string.
     #[inline(always)]
     fn plain_string_end(&self, start: usize) -> Option<usize> {
         let mut at = start;
-        while at < start + 64 {
+        while at < start + 160 {
             let Some(chunk) = chunk16(self.b, at) else {
                 // The last few bytes of the text: a short look, byte by byte.
                 let rest = self.b.get(at..)?;
@@ -1068,9 +1068,9 @@ mod tests {
     #[test]
     fn strings_end_at_their_quote_wherever_it_falls() {
         // Every length around the chunk sizes, plain and with escapes that cross chunks.
-        for len in 0..150 {
+        for len in 0..200 {
             for escape in ["", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\\\"] {
-                for at in [0, 13, 15, 16, 63, 64, 100] {
+                for at in [0, 13, 15, 16, 63, 64, 100, 159, 160] {
                     let mut body = "x".repeat(len);
                     if at <= body.len() {
                         body.insert_str(at, escape);
