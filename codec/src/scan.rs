@@ -226,64 +226,76 @@ const HEX: [u8; 256] = {
     t
 };
 
-/// A stack of container kinds (object or array). The top one is kept apart, so the check after
-/// every value reads a register; those under it are bits, inline for the first 128 levels.
+/// A stack of container kinds (object or array), as a shift register: bit 0 of `inner` is
+/// the top container, bit `j` the one `j` levels under it, for the 64 innermost levels; a push
+/// shifts in, a pop shifts out, and the check after every value tests one bit.
+/// Deeper levels shift on into `outer` (64 more) and then into `spill`.
 struct Containers {
-    /// Bit `i % 64` of word `i / 64`: the container at level `i` (below the top) is an object.
-    below: [u64; 2],
-    /// Levels from 128 on, only with a depth limit raised past the default.
+    /// Bit `j`: the container `j` levels under the top (0 for the top) is an object.
+    inner: u64,
+    /// Bit `j`: the container `64 + j` levels under the top is an object.
+    outer: u64,
+    /// The levels under the 128 innermost, outermost first; only with a depth limit raised
+    /// past the default.
     spill: Vec<bool>,
     len: usize,
-    /// Whether the top container is an object (meaningless while `len` is 0).
-    top: bool,
 }
 
 impl Containers {
     #[inline]
     const fn new() -> Self {
         Self {
-            below: [0; 2],
+            inner: 0,
+            outer: 0,
             spill: Vec::new(),
             len: 0,
-            top: false,
         }
     }
 
     #[inline(always)]
     fn push(&mut self, object: bool) {
-        if self.len > 0 {
-            let i = self.len - 1;
-            if i < 128 {
-                let w = &mut self.below[i / 64];
-                *w = (*w & !(1 << (i % 64))) | (u64::from(self.top) << (i % 64));
-            } else {
-                self.spill.truncate(i - 128);
-                self.spill.push(self.top);
-            }
+        if self.len >= 64 {
+            self.push_outer();
         }
-        self.top = object;
+        self.inner = (self.inner << 1) | u64::from(object);
         self.len += 1;
+    }
+
+    /// Moves the 64th level down into `outer` (and `outer`'s last into `spill`).
+    #[cold]
+    fn push_outer(&mut self) {
+        if self.len >= 128 {
+            self.spill.push(self.outer >> 63 != 0);
+        }
+        self.outer = (self.outer << 1) | (self.inner >> 63);
     }
 
     /// Pops the top; returns whether it was an object.
     #[inline(always)]
     fn pop(&mut self) -> bool {
-        let was = self.top;
+        let was = self.top();
+        self.inner >>= 1;
         self.len -= 1;
-        if self.len > 0 {
-            let i = self.len - 1;
-            self.top = if i < 128 {
-                self.below[i / 64] & (1 << (i % 64)) != 0
-            } else {
-                self.spill.get(i - 128).copied().unwrap_or(false)
-            };
+        if self.len >= 64 {
+            self.pop_outer();
         }
         was
     }
 
+    /// Moves the level 64 under the new top back up from `outer` (and `spill` into `outer`).
+    #[cold]
+    fn pop_outer(&mut self) {
+        self.inner |= (self.outer & 1) << 63;
+        self.outer >>= 1;
+        if self.len >= 128 {
+            self.outer |= u64::from(self.spill.pop().unwrap_or(false)) << 63;
+        }
+    }
+
+    /// Whether the top container is an object (meaningless while `len` is 0).
     #[inline(always)]
     const fn top(&self) -> bool {
-        self.top
+        self.inner & 1 != 0
     }
 }
 
@@ -326,11 +338,23 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
+    /// Skips white space and returns the byte at the cursor then, if any: one bounds check and
+    /// one load when no white space comes first, as in compact text.
+    #[inline(always)]
+    pub(crate) fn peek_past_ws(&mut self) -> Option<u8> {
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => Some(c),
+            _ => {
+                self.skip_ws();
+                self.peek()
+            }
+        }
+    }
+
     /// Skips white space, then takes `c` or fails.
     #[inline(always)]
     pub(crate) fn expect(&mut self, c: u8) -> Result<(), Error> {
-        self.skip_ws();
-        match self.peek() {
+        match self.peek_past_ws() {
             Some(x) if x == c => {
                 self.pos += 1;
                 Ok(())
@@ -402,8 +426,7 @@ impl<'buf> Scanner<'buf> {
     /// Skips `"key" :` inside a container whose contents are not kept.
     #[inline(always)]
     fn skip_key(&mut self) -> Result<(), Error> {
-        self.skip_ws();
-        if self.peek() == Some(b'"')
+        if self.peek_past_ws() == Some(b'"')
             && let Some(end) = self.plain_string_end(self.pos + 1)
             && self.b.get(end + 1) == Some(&b':')
         {
@@ -688,8 +711,7 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     pub(crate) fn value(&mut self, depth: usize) -> Result<Kind, Error> {
         // Scalars are most values: they need no container stack.
-        self.skip_ws();
-        match self.peek() {
+        match self.peek_past_ws() {
             Some(b'"') => Ok(Kind::String {
                 escaped: self.skip_string()?,
             }),
@@ -707,8 +729,7 @@ impl<'buf> Scanner<'buf> {
     fn nested(&mut self, depth: usize) -> Result<Kind, Error> {
         let mut stack = Containers::new();
         'value: loop {
-            self.skip_ws();
-            let Some(c) = self.peek() else {
+            let Some(c) = self.peek_past_ws() else {
                 return Err(Error::Truncated);
             };
             let kind = match c {
@@ -717,10 +738,9 @@ impl<'buf> Scanner<'buf> {
                         return Err(Error::TooDeep);
                     }
                     self.pos += 1;
-                    self.skip_ws();
                     let object = c == b'{';
                     let close = if object { b'}' } else { b']' };
-                    match self.peek() {
+                    match self.peek_past_ws() {
                         Some(x) if x == close => {
                             self.pos += 1;
                             if object { Kind::Object } else { Kind::Array }
@@ -765,9 +785,8 @@ impl<'buf> Scanner<'buf> {
             }
             // A value inside a container ended: take separators and closers.
             loop {
-                self.skip_ws();
                 let object = stack.top();
-                match self.peek() {
+                match self.peek_past_ws() {
                     Some(b',') => {
                         self.pos += 1;
                         if object && self.skip_member()? {
@@ -799,8 +818,7 @@ impl<'buf> Scanner<'buf> {
     /// both. Returns whether the value was taken.
     #[inline(always)]
     fn skip_member(&mut self) -> Result<bool, Error> {
-        self.skip_ws();
-        if self.peek() == Some(b'"') {
+        if self.peek_past_ws() == Some(b'"') {
             let start = self.pos + 1;
             if let Some(chunk) = chunk16(self.b, start) {
                 let (quotes, bad) = quotes16(chunk);
@@ -831,9 +849,8 @@ impl<'buf> Scanner<'buf> {
     /// Reads `"key" :` (white space around it included) and returns the raw key.
     #[inline(always)]
     pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
-        self.skip_ws();
         // Compact text: a short plain `"key":` with nothing between.
-        if self.peek() == Some(b'"')
+        if self.peek_past_ws() == Some(b'"')
             && let Some(end) = self.plain_string_end(self.pos + 1)
             && self.b.get(end + 1) == Some(&b':')
         {
@@ -861,8 +878,7 @@ impl<'buf> Scanner<'buf> {
     /// After a member value: `Ok(true)` at `,` (another member follows), `Ok(false)` at `}`.
     #[inline]
     pub(crate) fn member_end(&mut self) -> Result<bool, Error> {
-        self.skip_ws();
-        match self.peek() {
+        match self.peek_past_ws() {
             Some(b',') => {
                 self.pos += 1;
                 Ok(true)
@@ -883,8 +899,7 @@ impl<'buf> Scanner<'buf> {
             return Err(Error::TooDeep);
         }
         self.pos += 1;
-        self.skip_ws();
-        match self.peek() {
+        match self.peek_past_ws() {
             Some(b'}') => {
                 self.pos += 1;
                 Ok(false)
@@ -1183,6 +1198,36 @@ mod tests {
             for (text, want) in cases {
                 let mut sc = Scanner::new(&text, 8);
                 assert_eq!(sc.string(), Err(want), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_container_stack_agrees_with_a_vec_in_any_order_of_pushes_and_pops() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..50 {
+            let mut stack = Containers::new();
+            let mut model: Vec<bool> = Vec::new();
+            // Walks up and down across the 128 inline levels.
+            for _ in 0..2_000 {
+                let r = next();
+                if model.is_empty() || (r % 100 < 55 && model.len() < 400) {
+                    let k = r & (1 << 40) != 0;
+                    stack.push(k);
+                    model.push(k);
+                } else {
+                    assert_eq!(stack.pop(), model.pop().unwrap());
+                }
+                assert_eq!(stack.len, model.len());
+                if let Some(&top) = model.last() {
+                    assert_eq!(stack.top(), top);
+                }
             }
         }
     }
