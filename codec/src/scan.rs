@@ -341,7 +341,7 @@ impl<'buf> Scanner<'buf> {
     /// Skips white space and returns the byte at the cursor then, if any: one bounds check and
     /// one load when no white space comes first, as in compact text.
     #[inline(always)]
-    pub(crate) fn peek_past_ws(&mut self) -> Option<u8> {
+    fn peek_past_ws(&mut self) -> Option<u8> {
         match self.b.get(self.pos) {
             Some(&c) if c > b' ' => Some(c),
             _ => {

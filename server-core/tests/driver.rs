@@ -26,6 +26,13 @@ fn call(id: u64, tool: &str, args: &str) -> String {
     ) + "\n"
 }
 
+/// The notification that cancels request `id`, with its newline.
+fn cancelled(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+    ) + "\n"
+}
+
 /// Starts a server on one end of a duplex pipe; returns the client's end and the serve task.
 fn start(
     server: Arc<Server>,
@@ -140,12 +147,7 @@ async fn a_reused_id_in_flight_stays_cancellable_after_its_namesake_finishes() {
     let mut lines = BufReader::new(r).lines();
     let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(first["id"], 1, "the short sleep answers first");
-    w.write_all(
-        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
-"#,
-    )
-    .await
-    .unwrap();
+    w.write_all(cancelled(1).as_bytes()).await.unwrap();
     w.write_all(echo(2, "after").as_bytes()).await.unwrap();
     w.shutdown().await.unwrap();
     let next: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
@@ -178,12 +180,7 @@ async fn a_request_cancelled_inside_a_batch_gets_no_entry_and_the_batch_does_not
     let mut lines = BufReader::new(r).lines();
     let init: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(init["result"]["protocolVersion"], "2025-03-26", "{init}");
-    w.write_all(
-        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
-"#,
-    )
-    .await
-    .unwrap();
+    w.write_all(cancelled(1).as_bytes()).await.unwrap();
     w.shutdown().await.unwrap();
     let batch = timeout(Duration::from_secs(2), lines.next_line())
         .await
