@@ -46,7 +46,8 @@ fi
 
 cd "$ROOT"
 say "build"
-cargo +nightly fuzz build
+# With debug assertions: the codec checks there what its unsafe code relies on (text.rs).
+cargo +nightly fuzz build --debug-assertions
 # The targets run from the binaries built here: sources edited during a long run change
 # nothing in it, and nothing is rebuilt between targets.
 HOST=$(rustc +nightly -vV | sed -n 's/^host: //p')

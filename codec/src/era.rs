@@ -5,7 +5,8 @@
 //! [`Envelope`] reads those keys from the text of `_meta` alone, skipping every other value
 //! without decoding it; [`Era::of_first_request`] applies the rule of `decisions.md`.
 
-use crate::message::{RawJson, decode, for_each_member};
+use crate::message::{RawJson, for_each_member};
+use crate::scan::raw_eq;
 use crate::version::ProtocolVersion;
 use core::fmt;
 use std::borrow::Cow;
@@ -74,6 +75,53 @@ pub struct Envelope<'buf> {
     pub progress_token: Option<RawJson<'buf>>,
 }
 
+/// The envelope's keys, in the order of [`Envelope`]'s fields.
+const KEYS: [&str; 5] = [
+    PROTOCOL_VERSION_KEY,
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
+    PROGRESS_TOKEN_KEY,
+];
+
+/// An envelope while its `_meta` is being scanned: each key's value as bytes of the frame, in
+/// the order of [`KEYS`]. The parse makes an [`Envelope`] of it once the frame is known to be
+/// UTF-8 ([`Envelope::from_spans`]).
+pub(crate) type EnvelopeSpans<'buf> = [Option<&'buf [u8]>; 5];
+
+/// Which envelope key the raw key `k` is (its index in [`KEYS`]), if any.
+#[inline]
+pub(crate) fn key_index(k: &[u8], escaped: bool) -> Option<usize> {
+    KEYS.iter().position(|key| raw_eq(k, escaped, key))
+}
+
+/// Recognises a compact envelope key with its colon (`"progressToken":` and the like) at the
+/// start of `rest` without scanning it as a string: the key's index in [`KEYS`] and the
+/// length taken (quotes and colon).
+#[inline(always)]
+pub(crate) fn fast_key(rest: &[u8]) -> Option<(usize, usize)> {
+    const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
+    // Each key is compared as a constant, which compiles to a few word compares.
+    #[inline(always)]
+    fn taken(rest: &[u8], i: usize) -> Option<(usize, usize)> {
+        let key = KEYS[i].as_bytes();
+        let n = key.len();
+        let whole = rest.get(..n + 3)?;
+        (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":")
+            .then_some((i, n + 3))
+    }
+    if rest.starts_with(PREFIX) {
+        return match *rest.get(PREFIX.len())? {
+            b'p' => taken(rest, 0),
+            b'c' if rest.get(PREFIX.len() + 6) == Some(&b'C') => taken(rest, 1),
+            b'c' => taken(rest, 2),
+            b'l' => taken(rest, 3),
+            _ => None,
+        };
+    }
+    taken(rest, 4)
+}
+
 impl<'buf> Envelope<'buf> {
     /// Reads the envelope from the text of `_meta`. A `_meta` that is not an object holds no
     /// envelope. Each key's last occurrence wins.
@@ -81,21 +129,45 @@ impl<'buf> Envelope<'buf> {
     pub fn from_meta(meta: RawJson<'buf>) -> Self {
         let mut env = Self::default();
         for_each_member(meta, |k, escaped, v| {
-            env.set(k, escaped, v);
+            if let Some(i) = key_index(k.as_bytes(), escaped) {
+                *env.field(i) = Some(v);
+            }
         });
         env
     }
 
-    /// Records `v` when the raw key `k` is one of the envelope's keys.
-    #[inline]
-    pub(crate) fn set(&mut self, k: &str, escaped: bool, v: RawJson<'buf>) {
-        let slot = if escaped {
-            self.slot_escaped(k)
-        } else {
-            self.slot(k)
-        };
-        if let Some(slot) = slot {
-            *slot = Some(v);
+    /// The envelope of scanned spans, each made a [`RawJson`] by `json` (the spans are bytes
+    /// of a frame that is now known to be UTF-8).
+    #[inline(always)]
+    pub(crate) fn from_spans(
+        spans: &EnvelopeSpans<'buf>,
+        json: impl Fn(&'buf [u8]) -> RawJson<'buf>,
+    ) -> Self {
+        let [
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            progress_token,
+        ] = *spans;
+        Self {
+            protocol_version: protocol_version.map(&json),
+            client_capabilities: client_capabilities.map(&json),
+            client_info: client_info.map(&json),
+            log_level: log_level.map(&json),
+            progress_token: progress_token.map(&json),
+        }
+    }
+
+    /// The field of the key `KEYS[i]`.
+    #[inline(always)]
+    fn field(&mut self, i: usize) -> &mut Option<RawJson<'buf>> {
+        match i {
+            0 => &mut self.protocol_version,
+            1 => &mut self.client_capabilities,
+            2 => &mut self.client_info,
+            3 => &mut self.log_level,
+            _ => &mut self.progress_token,
         }
     }
 
@@ -103,51 +175,6 @@ impl<'buf> Envelope<'buf> {
     #[must_use]
     pub fn from_params(params: RawJson<'buf>) -> Self {
         params.get("_meta").map(Self::from_meta).unwrap_or_default()
-    }
-
-    fn slot(&mut self, k: &str) -> Option<&mut Option<RawJson<'buf>>> {
-        match k {
-            PROTOCOL_VERSION_KEY => Some(&mut self.protocol_version),
-            CLIENT_CAPABILITIES_KEY => Some(&mut self.client_capabilities),
-            CLIENT_INFO_KEY => Some(&mut self.client_info),
-            LOG_LEVEL_KEY => Some(&mut self.log_level),
-            PROGRESS_TOKEN_KEY => Some(&mut self.progress_token),
-            _ => None,
-        }
-    }
-
-    /// Recognises a compact envelope key with its colon (`"progressToken":` and the like) at
-    /// the start of `rest` without scanning it as a string: the slot it fills and the length
-    /// taken (quotes and colon).
-    #[inline(always)]
-    pub(crate) fn fast_key(&mut self, rest: &[u8]) -> Option<(&mut Option<RawJson<'buf>>, usize)> {
-        const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
-        // Each key is compared as a constant, which compiles to a few word compares.
-        #[inline(always)]
-        fn taken(rest: &[u8], key: &str) -> Option<usize> {
-            let key = key.as_bytes();
-            let n = key.len();
-            let whole = rest.get(..n + 3)?;
-            (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":").then_some(n + 3)
-        }
-        if rest.starts_with(PREFIX) {
-            let (slot, key) = match *rest.get(PREFIX.len())? {
-                b'p' => (&mut self.protocol_version, PROTOCOL_VERSION_KEY),
-                b'c' if rest.get(PREFIX.len() + 6) == Some(&b'C') => {
-                    (&mut self.client_capabilities, CLIENT_CAPABILITIES_KEY)
-                }
-                b'c' => (&mut self.client_info, CLIENT_INFO_KEY),
-                b'l' => (&mut self.log_level, LOG_LEVEL_KEY),
-                _ => return None,
-            };
-            return Some((slot, taken(rest, key)?));
-        }
-        Some((&mut self.progress_token, taken(rest, PROGRESS_TOKEN_KEY)?))
-    }
-
-    fn slot_escaped(&mut self, k: &str) -> Option<&mut Option<RawJson<'buf>>> {
-        let decoded = decode(k, true);
-        self.slot(&decoded)
     }
 
     /// True when the envelope's signal key, `io.modelcontextprotocol/protocolVersion`, is there.

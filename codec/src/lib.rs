@@ -17,9 +17,14 @@
 //! It does no IO and reads no clock. Faults in a frame are values ([`Rejection`],
 //! [`Frame::Oversize`]) with their JSON-RPC code, never panics.
 //!
-//! On x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
-//! at run time; that private module is the crate's only `unsafe` code, and building with
-//! `RUSTFLAGS="--cfg janus_codec_safe"` leaves it out (SSE2 through `safe_arch` everywhere).
+//! The crate's `unsafe` code sits in two private modules, each behind a safe API, and building
+//! with `RUSTFLAGS="--cfg janus_codec_safe"` leaves it all out:
+//!
+//! - on x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
+//!   at run time (`wide`; the safe build uses SSE2 through `safe_arch` everywhere);
+//! - a frame that the scan proved ASCII is text without a second UTF-8 pass, and the spans
+//!   the scan gives are text without a check of their ends (`text`; the safe build checks
+//!   every frame with `simdutf8` and every span with `str::get`).
 //!
 //! # Example
 //!
@@ -51,6 +56,7 @@ mod error;
 mod frame;
 mod message;
 mod scan;
+mod text;
 pub mod version;
 #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
 mod wide;

@@ -1,7 +1,9 @@
 //! `Message<'buf>`: a JSON-RPC message read in place from its frame.
 
+use crate::Error;
+use crate::era::{self, Envelope, EnvelopeSpans};
 use crate::scan::{Kind, Scanner, raw_eq, unescape_into};
-use crate::{Error, era::Envelope};
+use crate::text::Text;
 use core::fmt;
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -58,7 +60,7 @@ impl<'buf> RawJson<'buf> {
     pub fn get(self, key: &str) -> Option<Self> {
         let mut found = None;
         for_each_member(self, |k, escaped, v| {
-            if raw_eq(k, escaped, key) {
+            if raw_eq(k.as_bytes(), escaped, key) {
                 found = Some(v);
             }
         });
@@ -82,7 +84,10 @@ impl<'buf> RawJson<'buf> {
     pub fn get_many<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
         let mut found = [None; N];
         for_each_member(self, |k, escaped, v| {
-            if let Some(i) = keys.iter().position(|key| raw_eq(k, escaped, key)) {
+            if let Some(i) = keys
+                .iter()
+                .position(|key| raw_eq(k.as_bytes(), escaped, key))
+            {
                 found[i] = Some(v);
             }
         });
@@ -113,7 +118,7 @@ pub(crate) fn for_each_member<'buf>(
     if !obj.is_object() {
         return;
     }
-    let mut sc = Scanner::validated(obj.0);
+    let mut sc = Scanner::validated(obj.0.as_bytes());
     // The text is validated, so none of these steps can fail; stop quietly if one does.
     let _ = (|| -> Result<(), Error> {
         if !sc.enter_object(0)? {
@@ -124,7 +129,8 @@ pub(crate) fn for_each_member<'buf>(
             sc.skip_ws();
             let start = sc.pos;
             sc.value(1)?;
-            f(k, escaped, RawJson(sc.since(start)));
+            let text = Text::of_str(obj.0);
+            f(text.span(k), escaped, RawJson(text.span(sc.since(start))));
             if !sc.member_end()? {
                 return Ok(());
             }
@@ -185,7 +191,7 @@ impl<'buf> Id<'buf> {
     /// Reads an id from JSON text: a string or an integer, as a request id must be.
     #[must_use]
     pub fn from_json(raw: RawJson<'buf>) -> Option<Self> {
-        let mut sc = Scanner::validated(raw.0);
+        let mut sc = Scanner::validated(raw.0.as_bytes());
         match sc.value(0) {
             Ok(Kind::String { .. } | Kind::Integer) if sc.at_end() => Some(Id(raw.0)),
             _ => None,
@@ -376,7 +382,8 @@ pub struct Batch<'buf> {
 impl<'buf> Batch<'buf> {
     /// Each element, read as a message; elements that are not valid messages are rejections.
     pub fn iter(&self) -> impl Iterator<Item = Result<Message<'buf>, Rejection<'buf>>> + 'buf {
-        let mut sc = Scanner::validated(self.text);
+        let text = Text::of_str(self.text);
+        let mut sc = Scanner::validated(self.text.as_bytes());
         sc.pos = 1;
         let mut done = false;
         core::iter::from_fn(move || {
@@ -385,7 +392,10 @@ impl<'buf> Batch<'buf> {
             }
             sc.skip_ws();
             let item = if sc.peek() == Some(b'{') {
-                read_object(&mut sc, 1)
+                let mut m = Members::default();
+                read_object(&mut sc, 1, &mut m)
+                    .map_err(Rejection::from)
+                    .and_then(|()| classify(text, &m))
             } else {
                 let r = sc.value(1).map(|_| ());
                 debug_assert!(r.is_ok(), "batch text was validated");
@@ -459,47 +469,17 @@ impl Parser {
     /// JSON-RPC 2.0 message (`-32600`, with the id where one could be read).
     #[inline]
     pub fn parse<'buf>(&self, frame: &'buf [u8]) -> Result<Parsed<'buf>, Rejection<'buf>> {
-        let text = simdutf8::basic::from_utf8(frame).map_err(|_| Error::InvalidUtf8)?;
-        let mut sc = Scanner::new(text, self.max_depth);
-        sc.skip_ws();
-        match sc.peek() {
-            Some(b'{') => {
-                let msg = read_object(&mut sc, 0);
-                // A fault in the JSON text stops the scan where it is: report that fault, not
-                // the unread rest of the frame.
-                if let Err(r) = msg
-                    && r.error.is_parse_error()
-                {
-                    return Err(r);
-                }
-                if !sc.at_end() {
-                    return Err(Error::Syntax.into());
-                }
-                msg.map(Parsed::Single)
-            }
-            Some(b'[') => {
-                let start = sc.pos;
-                sc.value(0)?;
-                let array = sc.since(start);
-                if !sc.at_end() {
-                    return Err(Error::Syntax.into());
-                }
-                let mut inner = Scanner::validated(array);
-                inner.pos = 1;
-                inner.skip_ws();
-                if inner.peek() == Some(b']') {
-                    return Err(Error::EmptyBatch.into());
-                }
-                Ok(Parsed::Batch(Batch { text: array }))
-            }
-            Some(_) => {
-                sc.value(0)?;
-                if !sc.at_end() {
-                    return Err(Error::Syntax.into());
-                }
-                Err(Error::NotAnObject.into())
-            }
-            None => Err(Error::Truncated.into()),
+        let mut sc = Scanner::new(frame, self.max_depth);
+        let mut m = Members::default();
+        let scanned = scan_frame(&mut sc, &mut m);
+        // The scan reads bytes. Whatever it found, a frame that is not UTF-8 is refused as
+        // such (as serde_json does); an ASCII frame needs no second pass to know it.
+        let text = Text::of_scan(frame, &sc, scanned.is_ok()).ok_or(Error::InvalidUtf8)?;
+        match scanned? {
+            Scanned::Single => classify(text, &m).map(Parsed::Single),
+            Scanned::Batch(array) => Ok(Parsed::Batch(Batch {
+                text: text.span(array),
+            })),
         }
     }
 
@@ -518,17 +498,64 @@ impl Parser {
     }
 }
 
-/// The members of a message object, as found (the last of a duplicated key wins).
+/// What the scan of a frame found: one message object (its members written in place), or a
+/// batch's array.
+enum Scanned<'buf> {
+    Single,
+    Batch(&'buf [u8]),
+}
+
+/// Scans a whole frame: the message object's members (into `m`), or a batch's array, or the
+/// fault.
+#[inline(always)]
+fn scan_frame<'buf>(sc: &mut Scanner<'buf>, m: &mut Members<'buf>) -> Result<Scanned<'buf>, Error> {
+    sc.skip_ws();
+    match sc.peek() {
+        Some(b'{') => {
+            read_object(sc, 0, m)?;
+            if !sc.at_end() {
+                return Err(Error::Syntax);
+            }
+            Ok(Scanned::Single)
+        }
+        Some(b'[') => {
+            let start = sc.pos;
+            sc.value(0)?;
+            let array = sc.since(start);
+            if !sc.at_end() {
+                return Err(Error::Syntax);
+            }
+            let mut inner = Scanner::validated(array);
+            inner.pos = 1;
+            inner.skip_ws();
+            if inner.peek() == Some(b']') {
+                return Err(Error::EmptyBatch);
+            }
+            Ok(Scanned::Batch(array))
+        }
+        Some(_) => {
+            sc.value(0)?;
+            if !sc.at_end() {
+                return Err(Error::Syntax);
+            }
+            Err(Error::NotAnObject)
+        }
+        None => Err(Error::Truncated),
+    }
+}
+
+/// The members of a message object, as found (the last of a duplicated key wins): spans of
+/// the frame's bytes, made text once the frame is known to be UTF-8.
 #[derive(Default)]
 struct Members<'buf> {
-    jsonrpc: Option<(RawJson<'buf>, Kind)>,
-    id: Option<(RawJson<'buf>, Kind)>,
-    method: Option<(RawJson<'buf>, Kind)>,
-    params: Option<(RawJson<'buf>, Kind)>,
+    jsonrpc: Option<(&'buf [u8], Kind)>,
+    id: Option<(&'buf [u8], Kind)>,
+    method: Option<(&'buf [u8], Kind)>,
+    params: Option<(&'buf [u8], Kind)>,
     params_members: ParamMembers,
-    meta: Option<(RawJson<'buf>, Envelope<'buf>)>,
-    result: Option<RawJson<'buf>>,
-    error: Option<RawJson<'buf>>,
+    meta: Option<(&'buf [u8], EnvelopeSpans<'buf>)>,
+    result: Option<&'buf [u8]>,
+    error: Option<&'buf [u8]>,
 }
 
 /// Which member a key names.
@@ -544,7 +571,7 @@ enum Field {
 }
 
 #[inline]
-fn field(k: &str, escaped: bool) -> Field {
+fn field(k: &[u8], escaped: bool) -> Field {
     if escaped {
         return [
             ("jsonrpc", Field::Jsonrpc),
@@ -559,12 +586,12 @@ fn field(k: &str, escaped: bool) -> Field {
         .map_or(Field::Other, |(_, f)| f);
     }
     match k {
-        "jsonrpc" => Field::Jsonrpc,
-        "id" => Field::Id,
-        "method" => Field::Method,
-        "params" => Field::Params,
-        "result" => Field::Result,
-        "error" => Field::Error,
+        b"jsonrpc" => Field::Jsonrpc,
+        b"id" => Field::Id,
+        b"method" => Field::Method,
+        b"params" => Field::Params,
+        b"result" => Field::Result,
+        b"error" => Field::Error,
         _ => Field::Other,
     }
 }
@@ -588,24 +615,21 @@ fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
     }
 }
 
-/// Reads the object at the cursor (validating it whole) and classifies it.
+/// Reads the object at the cursor (validating it whole) and finds its members.
 /// `depth` is the number of containers around the object.
 #[inline]
 fn read_object<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
-) -> Result<Message<'buf>, Rejection<'buf>> {
-    let mut m = Members::default();
+    m: &mut Members<'buf>,
+) -> Result<(), Error> {
     if sc.enter_object(depth)? {
         loop {
             // Compact clients write `{"jsonrpc":"2.0",...`: take that member whole.
             const JSONRPC: &[u8] = br#""jsonrpc":"2.0""#;
             if sc.rest().starts_with(JSONRPC) {
                 sc.pos += JSONRPC.len();
-                m.jsonrpc = Some((
-                    RawJson(&sc.s[sc.pos - 5..sc.pos]),
-                    Kind::String { escaped: false },
-                ));
+                m.jsonrpc = Some((sc.since(sc.pos - 5), Kind::String { escaped: false }));
                 if !sc.member_end()? {
                     break;
                 }
@@ -629,7 +653,7 @@ fn read_object<'buf>(
             } else {
                 sc.value(depth + 1)?
             };
-            let v = RawJson(sc.since(start));
+            let v = sc.since(start);
             match f {
                 Field::Jsonrpc => m.jsonrpc = Some((v, kind)),
                 Field::Id => m.id = Some((v, kind)),
@@ -650,7 +674,7 @@ fn read_object<'buf>(
             }
         }
     }
-    classify(m)
+    Ok(())
 }
 
 /// Walks a `params` object, validating it, and records its `_meta` member in `meta` with the
@@ -663,7 +687,7 @@ fn read_params<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
     members: &mut ParamMembers,
-    meta: &mut Option<(RawJson<'buf>, Envelope<'buf>)>,
+    meta: &mut Option<(&'buf [u8], EnvelopeSpans<'buf>)>,
 ) -> Result<(), Error> {
     *meta = None;
     *members = ParamMembers::default();
@@ -675,7 +699,7 @@ fn read_params<'buf>(
         // A compact `"_meta":` is taken whole; every other key is read as a string.
         const META: &[u8] = br#""_meta":"#;
         let (k, escaped, is_meta) = if sc.rest().starts_with(META) {
-            let k = &sc.s[sc.pos + 1..sc.pos + META.len() - 2];
+            let k = &sc.rest()[1..META.len() - 2];
             sc.pos += META.len();
             (k, false, true)
         } else {
@@ -686,21 +710,20 @@ fn read_params<'buf>(
         let start = sc.pos;
         let value = if is_meta {
             // The last `_meta` wins, as every duplicated key does.
-            let (span, env) = meta.insert((RawJson(""), Envelope::default()));
+            let (span, env) = meta.insert((&[], EnvelopeSpans::default()));
             if sc.peek() == Some(b'{') {
                 read_meta(sc, depth + 1, env)?;
             } else {
                 sc.value(depth + 1)?;
             }
-            *span = RawJson(sc.since(start));
-            span.0
+            *span = sc.since(start);
+            *span
         } else {
             sc.value(depth + 1)?;
             sc.since(start)
         };
-        // The params text runs to the end of the frame at most; the offsets only need its
-        // start.
-        members.push(&sc.s[params_start..], k, escaped, value);
+        // The params text read so far holds this member; the offsets only need its start.
+        members.push(sc.since(params_start), k, escaped, value);
         if !sc.member_end()? {
             return Ok(());
         }
@@ -725,7 +748,7 @@ struct ParamMembers {
 
 impl ParamMembers {
     /// Records a member; `key` and `value` are slices of `params`.
-    fn push(&mut self, params: &str, key: &str, escaped: bool, value: &str) {
+    fn push(&mut self, params: &[u8], key: &[u8], escaped: bool, value: &[u8]) {
         let base = params.as_ptr() as usize;
         let offsets = [
             key.as_ptr() as usize - base,
@@ -753,7 +776,7 @@ impl ParamMembers {
         (0..usize::from(self.len)).rev().find_map(|i| {
             let [ks, kl, vs, vl] = self.kept[i];
             let k = slice(ks, kl)?;
-            raw_eq(k, self.escaped & (1 << i) != 0, key)
+            raw_eq(k.as_bytes(), self.escaped & (1 << i) != 0, key)
                 .then(|| slice(vs, vl).map(RawJson))
                 .flatten()
         })
@@ -764,25 +787,25 @@ impl ParamMembers {
 fn read_meta<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
-    env: &mut Envelope<'buf>,
+    env: &mut EnvelopeSpans<'buf>,
 ) -> Result<(), Error> {
     if !sc.enter_object(depth)? {
         return Ok(());
     }
     loop {
         // Compact clients write the envelope's keys as they are: take those whole.
-        if let Some((slot, len)) = env.fast_key(sc.rest()) {
+        let slot = if let Some((i, len)) = era::fast_key(sc.rest()) {
             sc.pos += len;
-            sc.skip_ws();
-            let start = sc.pos;
-            sc.value(depth + 1)?;
-            *slot = Some(RawJson(sc.since(start)));
+            Some(i)
         } else {
             let (k, escaped) = sc.key()?;
-            sc.skip_ws();
-            let start = sc.pos;
-            sc.value(depth + 1)?;
-            env.set(k, escaped, RawJson(sc.since(start)));
+            era::key_index(k, escaped)
+        };
+        sc.skip_ws();
+        let start = sc.pos;
+        sc.value(depth + 1)?;
+        if let Some(i) = slot {
+            env[i] = Some(sc.since(start));
         }
         if !sc.member_end()? {
             return Ok(());
@@ -790,15 +813,17 @@ fn read_meta<'buf>(
     }
 }
 
+/// Classifies the members of a message object found in `text` (which holds every span).
 #[inline(always)]
-fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
+fn classify<'buf>(text: Text<'buf>, m: &Members<'buf>) -> Result<Message<'buf>, Rejection<'buf>> {
+    let json = |span| RawJson(text.span(span));
     let id = match m.id {
-        Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id(v.0)),
+        Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id(text.span(v))),
         _ => None,
     };
     let reject = |error| Err(Rejection { error, id });
     match m.jsonrpc {
-        Some((v, Kind::String { escaped })) if raw_eq(&v.0[1..v.0.len() - 1], escaped, "2.0") => {}
+        Some((v, Kind::String { escaped })) if raw_eq(&v[1..v.len() - 1], escaped, "2.0") => {}
         _ => return reject(Error::BadVersion),
     }
     let id_is_null = matches!(m.id, Some((_, Kind::Null)));
@@ -827,10 +852,13 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
                 MessageKind::Notification
             },
             id,
-            method: decode(&method.0[1..method.0.len() - 1], escaped),
-            params: m.params.map(|p| p.0),
-            meta: m.meta.map(|m| m.0),
-            envelope: m.meta.map(|m| m.1).unwrap_or_default(),
+            method: decode(text.span(&method[1..method.len() - 1]), escaped),
+            params: m.params.map(|p| json(p.0)),
+            meta: m.meta.map(|m| json(m.0)),
+            envelope: m
+                .meta
+                .map(|m| Envelope::from_spans(&m.1, json))
+                .unwrap_or_default(),
             params_members: m.params_members,
             result: None,
             error: None,
@@ -851,8 +879,8 @@ fn classify(m: Members<'_>) -> Result<Message<'_>, Rejection<'_>> {
         meta: None,
         envelope: Envelope::default(),
         params_members: ParamMembers::default(),
-        result: m.result,
-        error: m.error,
+        result: m.result.map(json),
+        error: m.error.map(json),
     })
 }
 

@@ -91,8 +91,10 @@ fn masks16(s: &[u8; 16]) -> (u64, u64) {
     )
 }
 
-/// The mask of the quotes of a chunk, and that of its bytes a plain string must not hold
-/// (backslashes and control bytes): SSE2 compares through `safe_arch`.
+/// The mask of the quotes of a chunk, and that of its bytes that a short plain string must not
+/// hold: backslashes, control bytes, and bytes above ASCII (a string that holds those takes
+/// [`Scanner::string`], which notes them for the frame's UTF-8 check). SSE2 compares through
+/// `safe_arch`.
 ///
 /// The quotes have their own compare so that finding a string's end waits on one compare;
 /// the other mask only confirms that path.
@@ -100,13 +102,14 @@ fn masks16(s: &[u8; 16]) -> (u64, u64) {
 #[inline(always)]
 fn quotes16(s: &[u8; 16]) -> (u64, u64) {
     use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
+        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, m128i, move_mask_i8_m128i,
         set_splat_i8_m128i,
     };
     let v = m128i::from(*s);
     let quotes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
     let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, set_splat_i8_m128i(0x1f)), v);
+    // As signed bytes, those below 0x20 are the control bytes and every byte above ASCII.
+    let control = cmp_lt_mask_i8_m128i(v, set_splat_i8_m128i(0x20));
     (
         u64::from(move_mask_i8_m128i(quotes) as u16),
         u64::from(move_mask_i8_m128i(bitor_m128i(backslashes, control)) as u16),
@@ -120,7 +123,7 @@ fn quotes16_portable(s: &[u8; 16]) -> (u64, u64) {
     s.iter().enumerate().fold((0, 0), |(q, bad), (i, &x)| {
         (
             q | u64::from(x == b'"') << i,
-            bad | u64::from(x == b'\\' || x < 0x20) << i,
+            bad | u64::from(x == b'\\' || !(0x20..0x80).contains(&x)) << i,
         )
     })
 }
@@ -301,26 +304,33 @@ impl Containers {
 
 /// A cursor over one JSON text.
 pub(crate) struct Scanner<'buf> {
-    /// The whole text. INVARIANT: valid UTF-8 (it is a `&str`).
-    pub(crate) s: &'buf str,
+    /// The whole text, not yet known to be UTF-8: see [`Scanner::maybe_non_ascii`].
     b: &'buf [u8],
+    /// INVARIANT: every byte before `pos` that the scan took is part of a token it checked,
+    /// and `pos` is at an ASCII byte or at the end whenever a step returns `Ok`.
     pub(crate) pos: usize,
     max_depth: usize,
+    /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
+    /// above ASCII only inside strings; the short-string paths refuse them (leaving such a
+    /// string to [`Scanner::string_with`]), and `string_with`, which does not look for them,
+    /// sets this for every string it takes. A frame scanned whole with this false is ASCII, so
+    /// it is UTF-8 without a second pass (`text.rs` relies on this).
+    maybe_non_ascii: bool,
 }
 
 impl<'buf> Scanner<'buf> {
-    pub(crate) fn new(s: &'buf str, max_depth: usize) -> Self {
+    pub(crate) const fn new(b: &'buf [u8], max_depth: usize) -> Self {
         Self {
-            s,
-            b: s.as_bytes(),
+            b,
             pos: 0,
             max_depth,
+            maybe_non_ascii: false,
         }
     }
 
     /// A scanner over text that an earlier pass validated; `depth` limits are not checked again.
-    pub(crate) fn validated(s: &'buf str) -> Self {
-        Self::new(s, usize::MAX)
+    pub(crate) const fn validated(b: &'buf [u8]) -> Self {
+        Self::new(b, usize::MAX)
     }
 
     #[inline(always)]
@@ -370,10 +380,24 @@ impl<'buf> Scanner<'buf> {
         &self.b[self.pos.min(self.b.len())..]
     }
 
+    /// False when every byte the scan took is ASCII (see the field's INVARIANT).
+    #[cfg_attr(janus_codec_safe, allow(dead_code))]
+    #[inline(always)]
+    pub(crate) const fn maybe_non_ascii(&self) -> bool {
+        self.maybe_non_ascii
+    }
+
+    /// True when this scanner reads `frame` and its cursor is at the end of it.
+    #[cfg_attr(janus_codec_safe, allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn took_all_of(&self, frame: &[u8]) -> bool {
+        core::ptr::eq(self.b, frame) && self.pos == frame.len()
+    }
+
     /// The text from `start` to the cursor.
     #[inline(always)]
-    pub(crate) fn since(&self, start: usize) -> &'buf str {
-        &self.s[start..self.pos]
+    pub(crate) fn since(&self, start: usize) -> &'buf [u8] {
+        &self.b[start..self.pos]
     }
 
     /// True when only white space is left.
@@ -382,8 +406,8 @@ impl<'buf> Scanner<'buf> {
         self.pos == self.b.len()
     }
 
-    /// The offset of the closing quote of a short plain string (no escape and no control byte
-    /// before a closing quote within 160 bytes) whose body starts at `start`; `None` sends the
+    /// The offset of the closing quote of a short plain string (no escape, no control byte
+    /// and no byte above ASCII before a closing quote within 160 bytes) whose body starts at `start`; `None` sends the
     /// caller to [`Scanner::string`], which handles every string.
     #[inline(always)]
     fn plain_string_end(&self, start: usize) -> Option<usize> {
@@ -395,7 +419,7 @@ impl<'buf> Scanner<'buf> {
                 let end = at
                     + rest
                         .iter()
-                        .position(|&x| matches!(x, b'"' | b'\\' | 0..0x20))?;
+                        .position(|&x| matches!(x, b'"' | b'\\' | 0..0x20 | 0x80..))?;
                 return (self.b[end] == b'"').then_some(end);
             };
             let (quotes, bad) = quotes16(chunk);
@@ -443,7 +467,7 @@ impl<'buf> Scanner<'buf> {
     /// The text is taken 64 bytes at a time: the masks of a block give its closing quote, its
     /// control bytes and its escapes at once.
     #[inline(never)]
-    pub(crate) fn string(&mut self) -> Result<(&'buf str, bool), Error> {
+    pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
         #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
         if let Some(wide) = crate::wide::Wide::detect() {
             return wide.string(self);
@@ -457,8 +481,10 @@ impl<'buf> Scanner<'buf> {
     pub(crate) fn string_with(
         &mut self,
         masks: impl Fn(&[u8; 64]) -> (u64, u64),
-    ) -> Result<(&'buf str, bool), Error> {
+    ) -> Result<(&'buf [u8], bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
+        // This path takes any UTF-8 (and, until the frame's check, any byte above ASCII).
+        self.maybe_non_ascii = true;
         let start = self.pos + 1;
         let mut escaped = false;
         let mut at = start;
@@ -485,7 +511,7 @@ impl<'buf> Scanner<'buf> {
                 match self.b[i] {
                     b'"' => {
                         self.pos = i + 1;
-                        return Ok((&self.s[start..i], escaped));
+                        return Ok((&self.b[start..i], escaped));
                     }
                     b'\\' => {}
                     _ => return Err(Error::BadString),
@@ -683,7 +709,12 @@ impl<'buf> Scanner<'buf> {
             exp.saturating_add(int_digits as i64)
         };
         if magnitude > 300 {
-            let v: f64 = self.s[start..i].parse().map_err(|_| Error::BadNumber)?;
+            // The number's bytes are ASCII: the grammar above took only digits, signs, `.`
+            // and exponent letters.
+            let v: f64 = core::str::from_utf8(&b[start..i])
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or(Error::BadNumber)?;
             if v.is_infinite() {
                 return Err(Error::BadNumber);
             }
@@ -848,13 +879,13 @@ impl<'buf> Scanner<'buf> {
 
     /// Reads `"key" :` (white space around it included) and returns the raw key.
     #[inline(always)]
-    pub(crate) fn key(&mut self) -> Result<(&'buf str, bool), Error> {
+    pub(crate) fn key(&mut self) -> Result<(&'buf [u8], bool), Error> {
         // Compact text: a short plain `"key":` with nothing between.
         if self.peek_past_ws() == Some(b'"')
             && let Some(end) = self.plain_string_end(self.pos + 1)
             && self.b.get(end + 1) == Some(&b':')
         {
-            let k = &self.s[self.pos + 1..end];
+            let k = &self.b[self.pos + 1..end];
             self.pos = end + 2;
             return Ok((k, false));
         }
@@ -863,7 +894,7 @@ impl<'buf> Scanner<'buf> {
 
     /// [`Scanner::key`] for every other key.
     #[inline(never)]
-    fn key_slow(&mut self) -> Result<(&'buf str, bool), Error> {
+    fn key_slow(&mut self) -> Result<(&'buf [u8], bool), Error> {
         match self.peek() {
             Some(b'"') => {
                 let k = self.string()?;
@@ -932,37 +963,62 @@ fn fits_under(digits: &[u8], max: &[u8]) -> bool {
 
 /// Compares a raw string (as between its quotes) with `want`, decoding escapes when there are
 /// any. `want` must not need escaping.
+///
+/// The raw bytes need not be known UTF-8 yet: the parse compares keys before it checks the
+/// frame's UTF-8, and a frame that fails that check is refused whatever its keys are.
 #[inline]
-pub(crate) fn raw_eq(raw: &str, escaped: bool, want: &str) -> bool {
+pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
     if !escaped {
-        return raw == want;
+        return raw == want.as_bytes();
     }
     // An escape is at least two bytes for one, so a decoded match is never longer than raw.
     if raw.len() < want.len() {
         return false;
     }
-    let mut w = want.bytes();
+    let mut rest = want.as_bytes();
     let mut ok = true;
-    for_each_char(raw, |c| {
-        let mut tmp = [0u8; 4];
-        for b in c.encode_utf8(&mut tmp).bytes() {
-            if w.next() != Some(b) {
-                ok = false;
+    for_each_piece(raw, |piece| match piece {
+        Piece::Raw(run) => match rest.strip_prefix(run) {
+            Some(r) => rest = r,
+            None => ok = false,
+        },
+        Piece::Char(c, _) => {
+            let mut tmp = [0u8; 4];
+            match rest.strip_prefix(c.encode_utf8(&mut tmp).as_bytes()) {
+                Some(r) => rest = r,
+                None => ok = false,
             }
         }
     });
-    ok && w.next().is_none()
+    ok && rest.is_empty()
 }
 
 /// Decodes a validated raw string (as between its quotes) into `out`.
 pub(crate) fn unescape_into(raw: &str, out: &mut String) {
     out.reserve(raw.len());
-    for_each_char(raw, |c| out.push(c));
+    let mut at = 0;
+    for_each_piece(raw.as_bytes(), |piece| match piece {
+        Piece::Raw(run) => {
+            // Runs start and end at a `\` or at an end of `raw`: both are char boundaries.
+            out.push_str(raw.get(at..at + run.len()).unwrap_or_default());
+            at += run.len();
+        }
+        Piece::Char(c, len) => {
+            out.push(c);
+            at += len;
+        }
+    });
 }
 
-/// Calls `f` with each character of a validated raw string, escapes decoded.
-fn for_each_char(raw: &str, mut f: impl FnMut(char)) {
-    let b = raw.as_bytes();
+/// A piece of a raw string: a run of bytes as they stand, or the character of one escape
+/// with the escape's length.
+enum Piece<'a> {
+    Raw(&'a [u8]),
+    Char(char, usize),
+}
+
+/// Calls `f` with each piece of a raw string whose escapes were checked, in order.
+fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece<'_>)) {
     let mut i = 0;
     let mut run = 0;
     while i < b.len() {
@@ -970,7 +1026,9 @@ fn for_each_char(raw: &str, mut f: impl FnMut(char)) {
             i += 1;
             continue;
         }
-        raw[run..i].chars().for_each(&mut f);
+        if run < i {
+            f(Piece::Raw(&b[run..i]));
+        }
         let (c, len) = match b[i + 1] {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
@@ -991,11 +1049,13 @@ fn for_each_char(raw: &str, mut f: impl FnMut(char)) {
                 }
             }
         };
-        f(c);
+        f(Piece::Char(c, len));
         i += len;
         run = i;
     }
-    raw[run..].chars().for_each(f);
+    if run < b.len() {
+        f(Piece::Raw(&b[run..]));
+    }
 }
 
 fn hex(d: &[u8]) -> u32 {
@@ -1014,7 +1074,7 @@ mod tests {
     use super::*;
 
     fn check(s: &str, depth: usize) -> Result<Kind, Error> {
-        let mut sc = Scanner::new(s, depth);
+        let mut sc = Scanner::new(s.as_bytes(), depth);
         let k = sc.value(0)?;
         if sc.at_end() {
             Ok(k)
@@ -1091,15 +1151,15 @@ mod tests {
                         body.insert_str(at, escape);
                     }
                     let text = format!("\"{body}\"");
-                    let mut sc = Scanner::new(&text, 8);
+                    let mut sc = Scanner::new(text.as_bytes(), 8);
                     assert_eq!(
                         sc.string(),
-                        Ok((body.as_str(), !escape.is_empty() && at <= len))
+                        Ok((body.as_bytes(), !escape.is_empty() && at <= len))
                     );
                     assert_eq!(sc.pos, text.len());
                     // The same with more text after it, so the chunk loop (not the tail) ends it.
                     let longer = format!("{text}{}", " ".repeat(80));
-                    let mut sc = Scanner::new(&longer, 8);
+                    let mut sc = Scanner::new(longer.as_bytes(), 8);
                     assert_eq!(sc.skip_string().map(|_| sc.pos), Ok(text.len()), "{longer}");
                 }
             }
@@ -1134,8 +1194,8 @@ mod tests {
                 state ^= state << 17;
                 text.push_str(pieces[(state % pieces.len() as u64) as usize]);
             }
-            let mut wide = Scanner::new(&text, 8);
-            let mut base = Scanner::new(&text, 8);
+            let mut wide = Scanner::new(text.as_bytes(), 8);
+            let mut base = Scanner::new(text.as_bytes(), 8);
             let got = wide.string();
             assert_eq!(got, base.string_with(masks64), "{text:?}");
             if got.is_ok() {
@@ -1196,7 +1256,7 @@ mod tests {
                 (format!("\"{x}\\"), Error::Truncated),
             ];
             for (text, want) in cases {
-                let mut sc = Scanner::new(&text, 8);
+                let mut sc = Scanner::new(text.as_bytes(), 8);
                 assert_eq!(sc.string(), Err(want), "{text:?}");
             }
         }
@@ -1293,8 +1353,14 @@ mod tests {
         let mut out = String::new();
         unescape_into(r#"a\u00e9\n\ud83d\ude00\/"#, &mut out);
         assert_eq!(out, "a\u{e9}\n\u{1F600}/");
-        assert!(raw_eq(r"js\u006fnrpc", true, "jsonrpc"));
-        assert!(!raw_eq(r"js\u006fnrpcx", true, "jsonrpc"));
-        assert!(!raw_eq(r"js\u006fr", true, "jsonrpc"));
+        assert!(raw_eq(br"js\u006fnrpc", true, "jsonrpc"));
+        assert!(!raw_eq(br"js\u006fnrpcx", true, "jsonrpc"));
+        assert!(!raw_eq(br"js\u006fr", true, "jsonrpc"));
+        // Raw runs of non-ASCII text around escapes.
+        out.clear();
+        unescape_into("\u{e9}\\t\u{fc}", &mut out);
+        assert_eq!(out, "\u{e9}\t\u{fc}");
+        assert!(raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}\u{e9}"));
+        assert!(!raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}e"));
     }
 }

@@ -1,5 +1,5 @@
-//! The long-string scan with wider vectors than the x86_64 baseline, picked at run time: the
-//! only `unsafe` code in Janus.
+//! The long-string scan with wider vectors than the x86_64 baseline, picked at run time: with
+//! `text`, the only `unsafe` code in Janus.
 //!
 //! Long strings (tool results, arguments, base64 images) are most of the bytes a server reads,
 //! and their scan is bound by vector width: SSE2 makes the masks of a 64-byte block from four
@@ -56,7 +56,7 @@ impl Wide {
 
     /// [`Scanner::string`] with this extension's block masks.
     #[inline]
-    pub(crate) fn string<'buf>(self, sc: &mut Scanner<'buf>) -> Result<(&'buf str, bool), Error> {
+    pub(crate) fn string<'buf>(self, sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
         match self {
             // SAFETY: a `Wide::Avx512` exists only when the CPU has AVX-512BW (the INVARIANT
             // of `Wide`), which is all `string_avx512` requires.
@@ -74,7 +74,7 @@ impl Wide {
 ///
 /// The CPU must have AVX-512BW.
 #[target_feature(enable = "avx512bw")]
-unsafe fn string_avx512<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf str, bool), Error> {
+unsafe fn string_avx512<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
     sc.string_with(|block| masks64_avx512(block))
 }
 
@@ -84,7 +84,7 @@ unsafe fn string_avx512<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf str, bool
 ///
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn string_avx2<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf str, bool), Error> {
+unsafe fn string_avx2<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
     sc.string_with(|block| masks64_avx2(block))
 }
 
