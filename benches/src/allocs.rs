@@ -36,10 +36,11 @@ pub fn per_request(era: Era, allocations: &dyn Fn() -> usize) -> f64 {
     let mut conn = Connection::new(demo::server());
     let mut out = BytesMut::with_capacity(1 << 20);
     let mut handle = |input: &mut BytesMut, out: &mut BytesMut| {
-        // As the dispatch loop reads: the line in place.
-        let outcome = codec.decode_with(input, |frame| {
+        // As the dispatch loop reads: the line in place, framed and parsed in one step.
+        let parser = conn.parser();
+        let outcome = codec.decode_message(input, &parser, |frame, read| {
             assert!(matches!(frame, FrameRef::Line(_)), "a frame per request");
-            conn.handle_frame(frame, out)
+            conn.handle_read(read, out)
         });
         assert!(matches!(outcome, Some(Outcome::Done)));
         assert!(out.ends_with(b"\n"), "an answer per request");

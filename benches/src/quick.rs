@@ -4,7 +4,7 @@
 use crate::baseline::{self, SimdScratch};
 use crate::corpus::{self, Item};
 use bytes::BytesMut;
-use janus_codec::{FrameCodec, FrameRef, Parser};
+use janus_codec::{FrameCodec, Parsed, Parser};
 use std::fmt::{self, Write as _};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 /// One way of reading frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contender {
-    /// Janus: `FrameCodec` + `Parser::parse_single` (whole-frame validation) + era.
+    /// Janus: `FrameCodec::decode_message` (framing and whole-frame validation in one scan) +
+    /// era.
     Janus,
     /// serde_json typed envelope with `&RawValue` params, plus a `_meta` pass.
     SerdeEnvelope,
@@ -75,15 +76,15 @@ pub fn time_stream(
             let mut codec = FrameCodec::new();
             let parser = Parser::new();
             let t = Instant::now();
-            // As the dispatch loop reads: each line in place, in the input buffer.
-            let read = |frame: FrameRef<'_>| match frame {
-                FrameRef::Line(line) => parser.parse_single(line).is_ok_and(|msg| {
+            // As the dispatch loop reads: each line in place, in the input buffer, framed and
+            // parsed in one step.
+            while let Some(read) = codec.decode_message(&mut buf, &parser, |_, read| match read {
+                Ok(Parsed::Single(msg)) => {
                     black_box((msg.kind(), janus_codec::Era::of_first_request(&msg)));
                     true
-                }),
-                FrameRef::Oversize => false,
-            };
-            while let Some(read) = codec.decode_with(&mut buf, read) {
+                }
+                _ => false,
+            }) {
                 ok += usize::from(read);
             }
             (t.elapsed(), ok)

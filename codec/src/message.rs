@@ -472,15 +472,35 @@ impl Parser {
         let mut sc = Scanner::new(frame, self.max_depth);
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
-        // The scan reads bytes. Whatever it found, a frame that is not UTF-8 is refused as
-        // such (as serde_json does); an ASCII frame needs no second pass to know it.
-        let text = Text::of_scan(frame, &sc, scanned.is_ok()).ok_or(Error::InvalidUtf8)?;
-        match scanned? {
-            Scanned::Single => classify(text, &m).map(Parsed::Single),
-            Scanned::Batch(array) => Ok(Parsed::Batch(Batch {
-                text: text.span(array),
-            })),
+        finish(frame, &sc, scanned, &m)
+    }
+
+    /// Reads the line at the start of `buf` (which may hold more after it) when one scan finds
+    /// where the line ends: a JSON value, then white space, then `\n`.
+    /// Returns what [`Parser::parse`] gives for the line (without its `\n` and a `\r` before
+    /// it), the line's length, and the bytes it takes with its newline.
+    ///
+    /// `None` when the scan cannot tell: a fault in the JSON text, or no `\n` yet. The caller
+    /// then frames the line with a search for `\n` and parses it as usual.
+    #[inline(always)]
+    pub(crate) fn parse_line_at_start<'buf>(
+        &self,
+        buf: &'buf [u8],
+    ) -> Option<(Result<Parsed<'buf>, Rejection<'buf>>, usize, usize)> {
+        let mut sc = Scanner::line_at_start(buf, self.max_depth);
+        let mut m = Members::default();
+        let scanned = scan_frame(&mut sc, &mut m);
+        // The scan stopped at the end of the line, after its white space.
+        let nl = sc.pos;
+        if scanned.is_err() || buf.get(nl) != Some(&b'\n') {
+            return None;
         }
+        let len = if nl > 0 && buf[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        Some((finish(&buf[..len], &sc, scanned, &m), len, nl + 1))
     }
 
     /// Like [`Parser::parse`], but a batch is a rejection ([`Error::NotAnObject`]) after the
@@ -495,6 +515,26 @@ impl Parser {
             Parsed::Single(m) => Ok(m),
             Parsed::Batch(_) => Err(Error::NotAnObject.into()),
         }
+    }
+}
+
+/// The end of [`Parser::parse`] once `sc` has scanned `frame`: the UTF-8 check, then the
+/// message or the rejection.
+#[inline(always)]
+fn finish<'buf>(
+    frame: &'buf [u8],
+    sc: &Scanner<'buf>,
+    scanned: Result<Scanned<'buf>, Error>,
+    m: &Members<'buf>,
+) -> Result<Parsed<'buf>, Rejection<'buf>> {
+    // The scan reads bytes. Whatever it found, a frame that is not UTF-8 is refused as such
+    // (as serde_json does); an ASCII frame needs no second pass to know it.
+    let text = Text::of_scan(frame, sc, scanned.is_ok()).ok_or(Error::InvalidUtf8)?;
+    match scanned? {
+        Scanned::Single => classify(text, m).map(Parsed::Single),
+        Scanned::Batch(array) => Ok(Parsed::Batch(Batch {
+            text: text.span(array),
+        })),
     }
 }
 
@@ -617,7 +657,7 @@ fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
 
 /// Reads the object at the cursor (validating it whole) and finds its members.
 /// `depth` is the number of containers around the object.
-#[inline]
+#[inline(always)]
 fn read_object<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,

@@ -316,6 +316,9 @@ pub(crate) struct Scanner<'buf> {
     /// sets this for every string it takes. A frame scanned whole with this false is ASCII, so
     /// it is UTF-8 without a second pass (`text.rs` relies on this).
     maybe_non_ascii: bool,
+    /// True when a `\n` ends the text (it is not white space): the scan of a line at the
+    /// start of a buffer that holds more than the line.
+    newline_ends: bool,
 }
 
 impl<'buf> Scanner<'buf> {
@@ -325,6 +328,7 @@ impl<'buf> Scanner<'buf> {
             pos: 0,
             max_depth,
             maybe_non_ascii: false,
+            newline_ends: false,
         }
     }
 
@@ -338,10 +342,21 @@ impl<'buf> Scanner<'buf> {
         self.b.get(self.pos).copied()
     }
 
+    /// A scanner over the line at the start of `b`, which may hold more after the line's
+    /// `\n`: that `\n` ends the text ([`Scanner::at_end`] is true there).
+    pub(crate) const fn line_at_start(b: &'buf [u8], max_depth: usize) -> Self {
+        let mut sc = Self::new(b, max_depth);
+        sc.newline_ends = true;
+        sc
+    }
+
     #[inline(always)]
     pub(crate) fn skip_ws(&mut self) {
         while let Some(&c) = self.b.get(self.pos) {
-            if c > b' ' || !matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+            if c > b' '
+                || !matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+                || (c == b'\n' && self.newline_ends)
+            {
                 break;
             }
             self.pos += 1;
@@ -387,11 +402,14 @@ impl<'buf> Scanner<'buf> {
         self.maybe_non_ascii
     }
 
-    /// True when this scanner reads `frame` and its cursor is at the end of it.
+    /// True when `frame` is the start of this scanner's text and the cursor is past it: the
+    /// scan took every byte of `frame`.
     #[cfg_attr(janus_codec_safe, allow(dead_code))]
     #[inline(always)]
     pub(crate) fn took_all_of(&self, frame: &[u8]) -> bool {
-        core::ptr::eq(self.b, frame) && self.pos == frame.len()
+        core::ptr::eq(self.b.as_ptr(), frame.as_ptr())
+            && frame.len() <= self.b.len()
+            && self.pos >= frame.len()
     }
 
     /// The text from `start` to the cursor.
@@ -400,10 +418,13 @@ impl<'buf> Scanner<'buf> {
         &self.b[start..self.pos]
     }
 
-    /// True when only white space is left.
+    /// True when only white space is left (up to a `\n` that ends the text, when one does).
     pub(crate) fn at_end(&mut self) -> bool {
         self.skip_ws();
-        self.pos == self.b.len()
+        match self.b.get(self.pos) {
+            None => true,
+            Some(&c) => c == b'\n' && self.newline_ends,
+        }
     }
 
     /// The offset of the closing quote of a short plain string (no escape, no control byte

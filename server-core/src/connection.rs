@@ -1,6 +1,7 @@
 //! `Connection`: the sans-IO dual-era state machine of one client connection.
 //!
-//! Frames go in through [`Connection::handle_frame`]; answers that are ready at once are
+//! Frames go in through [`Connection::handle_frame`] (or [`Connection::handle_read`], once
+//! `FrameCodec::decode_message` has framed and parsed them in one scan); answers that are ready at once are
 //! appended to the caller's output buffer, and the rest comes back as an [`Outcome`]: a
 //! [`Job`] to run (an asynchronous tool) or a request to cancel.
 //! The connection does no IO, spawns nothing and reads no clock.
@@ -215,7 +216,29 @@ impl Connection {
 
     /// Handles one line (a frame's bytes, without its newline).
     pub fn handle_line(&mut self, line: &[u8], out: &mut BytesMut) -> Outcome {
-        match self.parser.parse(line) {
+        let read = self.parser.parse(line);
+        self.handle_read(read, out)
+    }
+
+    /// The parser this connection reads lines with, for [`FrameCodec::decode_message`].
+    ///
+    /// [`FrameCodec::decode_message`]: janus_codec::FrameCodec::decode_message
+    #[must_use]
+    pub const fn parser(&self) -> Parser {
+        self.parser
+    }
+
+    /// Handles one frame as [`FrameCodec::decode_message`] framed and parsed it with
+    /// [`Connection::parser`]: the same as [`Connection::handle_frame`] with the frame, in
+    /// fewer passes over its bytes.
+    ///
+    /// [`FrameCodec::decode_message`]: janus_codec::FrameCodec::decode_message
+    pub fn handle_read(
+        &mut self,
+        read: Result<Parsed<'_>, Rejection<'_>>,
+        out: &mut BytesMut,
+    ) -> Outcome {
+        match read {
             Err(rejection) => {
                 write_rejection(out, rejection);
                 Outcome::Done

@@ -13,7 +13,7 @@
 use crate::connection::{Canceller, Connection, Outcome};
 use crate::server::Server;
 use bytes::{Bytes, BytesMut};
-use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, FrameRef, IdBuf};
+use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec, IdBuf};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::io;
@@ -83,13 +83,18 @@ where
     let mut eof = false;
     loop {
         while jobs.len() < config.max_in_flight {
-            // Each line is handled where it lies in the input buffer: nothing of it outlives
-            // `handle_frame` (a job copies what it needs), so no owned frame is made.
-            let handle = |frame: FrameRef<'_>| conn.handle_frame(frame, &mut out);
+            // Each line is framed, parsed and handled where it lies in the input buffer, in
+            // one scan where the codec can: nothing of it outlives `handle_read` (a job copies
+            // what it needs), so no owned frame is made.
+            let parser = conn.parser();
             let outcome = if eof {
-                codec.decode_with_eof(&mut input, handle)
+                codec.decode_message_eof(&mut input, &parser, |_, read| {
+                    conn.handle_read(read, &mut out)
+                })
             } else {
-                codec.decode_with(&mut input, handle)
+                codec.decode_message(&mut input, &parser, |_, read| {
+                    conn.handle_read(read, &mut out)
+                })
             };
             let Some(outcome) = outcome else { break };
             match outcome {

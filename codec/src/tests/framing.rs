@@ -163,6 +163,39 @@ const FRAME_SEEDS: &[(&str, &[u8], usize, &[Option<&[u8]>])] = &[
         &[Some(b"x"), None],
     ),
     ("limit zero", b"\n\r\nx\n", 0, &[None]),
+    // Lines that `decode_message` frames with the scan of the message itself.
+    (
+        "messages one after another, white space before their newlines",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"} \t\r\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\r\r\n",
+        DEFAULT_MAX_FRAME_LEN,
+        &[
+            Some(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"} \t"),
+            Some(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\r"),
+        ],
+    ),
+    (
+        "a value broken over two lines is two lines",
+        b"{\"a\":\n1}\n{\"b\":[\r\n]}\n",
+        DEFAULT_MAX_FRAME_LEN,
+        &[Some(b"{\"a\":"), Some(b"1}"), Some(b"{\"b\":["), Some(b"]}")],
+    ),
+    (
+        "a message at the limit, with a carriage return, and one a byte over",
+        b"{\"a\":1}\r\n{\"ab\":1}\n{\"a\":1}\n",
+        7,
+        &[Some(b"{\"a\":1}"), None, Some(b"{\"a\":1}")],
+    ),
+    (
+        "text after a message on its line, and bytes that are not UTF-8",
+        b"{\"a\":1} x\n{\"a\":\"\xff\"}\n{\"a\":\"\xc3\xa9\"}\n{}\n",
+        DEFAULT_MAX_FRAME_LEN,
+        &[
+            Some(b"{\"a\":1} x"),
+            Some(b"{\"a\":\"\xff\"}"),
+            Some(b"{\"a\":\"\xc3\xa9\"}"),
+            Some(b"{}"),
+        ],
+    ),
 ];
 
 #[test]

@@ -5,7 +5,7 @@
 //! as `tests::naive`, the `janus-fuzz` crate includes it with `#[path]`.
 
 use bytes::{Bytes, BytesMut};
-use janus_codec::{Frame, FrameCodec, FrameRef};
+use janus_codec::{Error, Frame, FrameCodec, FrameRef, Parsed, Parser, Rejection};
 
 /// The UTF-8 byte order mark, which the codec skips at the start of a stream.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -29,18 +29,46 @@ pub fn naive(stream: &[u8], max: usize) -> Vec<Frame> {
         .collect()
 }
 
-/// The next frame of `buf`, taken as an owned frame (`decode_frame`) or read in place
-/// (`decode_with`, the line copied out before the codec takes it out of the buffer).
-fn decode(codec: &mut FrameCodec, buf: &mut BytesMut, eof: bool, in_place: bool) -> Option<Frame> {
-    let own = |f: FrameRef<'_>| match f {
-        FrameRef::Line(line) => Frame::Line(Bytes::copy_from_slice(line)),
-        FrameRef::Oversize => Frame::Oversize,
-    };
-    match (eof, in_place) {
-        (false, false) => codec.decode_frame(buf),
-        (true, false) => codec.decode_frame_eof(buf),
-        (false, true) => codec.decode_with(buf, own),
-        (true, true) => codec.decode_with_eof(buf, own),
+/// How a test takes frames out of the codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// As owned frames (`decode_frame`).
+    Owned,
+    /// In place (`decode_with`), the line copied out before the codec takes it out.
+    InPlace,
+    /// Framed and parsed in one step (`decode_message`); what it parsed must be what
+    /// `Parser::parse` gives for the line.
+    Message,
+}
+
+/// The next frame of `buf`, taken as `mode` says.
+fn decode(codec: &mut FrameCodec, buf: &mut BytesMut, eof: bool, mode: Mode) -> Option<Frame> {
+    fn own(f: FrameRef<'_>) -> Frame {
+        match f {
+            FrameRef::Line(line) => Frame::Line(Bytes::copy_from_slice(line)),
+            FrameRef::Oversize => Frame::Oversize,
+        }
+    }
+    fn parsed(f: FrameRef<'_>, read: Result<Parsed<'_>, Rejection<'_>>) -> Frame {
+        let want = match f {
+            FrameRef::Line(line) => Parser::new().parse(line),
+            FrameRef::Oversize => Err(Error::FrameTooLong.into()),
+        };
+        assert_eq!(
+            format!("{read:?}"),
+            format!("{want:?}"),
+            "framed and parsed in one step, {f:?}"
+        );
+        own(f)
+    }
+    let parser = Parser::new();
+    match (eof, mode) {
+        (false, Mode::Owned) => codec.decode_frame(buf),
+        (true, Mode::Owned) => codec.decode_frame_eof(buf),
+        (false, Mode::InPlace) => codec.decode_with(buf, own),
+        (true, Mode::InPlace) => codec.decode_with_eof(buf, own),
+        (false, Mode::Message) => codec.decode_message(buf, &parser, parsed),
+        (true, Mode::Message) => codec.decode_message_eof(buf, &parser, parsed),
     }
 }
 
@@ -52,12 +80,12 @@ fn drain(
     frames: &mut Vec<Frame>,
     consumed: &mut usize,
     eof: bool,
-    in_place: bool,
+    mode: Mode,
 ) {
     let max = codec.frame_limit();
     loop {
         let before = buf.len();
-        let f = decode(codec, buf, eof, in_place);
+        let f = decode(codec, buf, eof, mode);
         assert!(buf.len() <= before, "decoding added bytes to the buffer");
         *consumed += before - buf.len();
         match f {
@@ -75,7 +103,7 @@ fn drain(
             }
             None if eof => {
                 assert!(buf.is_empty(), "end of input leaves nothing behind");
-                assert_eq!(decode(codec, buf, true, in_place), None);
+                assert_eq!(decode(codec, buf, true, mode), None);
                 return;
             }
             None => {
@@ -92,7 +120,7 @@ fn drain(
                 );
                 // Asking again without new bytes changes nothing.
                 let again = buf.len();
-                assert_eq!(decode(codec, buf, false, in_place), None);
+                assert_eq!(decode(codec, buf, false, mode), None);
                 assert_eq!(buf.len(), again);
                 return;
             }
@@ -101,18 +129,23 @@ fn drain(
 }
 
 /// Feeds `chunks` one after the other, taking frames after each, then ends the input; the
-/// frames are taken both as owned frames and in place, which must agree.
+/// frames are taken as owned frames, in place, and parsed in one step, which must agree.
 pub fn feed<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]> + Clone) -> Vec<Frame> {
-    let owned = feed_with(max, chunks.clone(), false);
-    assert_eq!(feed_with(max, chunks, true), owned, "read in place");
+    let owned = feed_with(max, chunks.clone(), Mode::Owned);
+    assert_eq!(
+        feed_with(max, chunks.clone(), Mode::InPlace),
+        owned,
+        "read in place"
+    );
+    assert_eq!(
+        feed_with(max, chunks, Mode::Message),
+        owned,
+        "framed and parsed at once"
+    );
     owned
 }
 
-fn feed_with<'a>(
-    max: usize,
-    chunks: impl IntoIterator<Item = &'a [u8]>,
-    in_place: bool,
-) -> Vec<Frame> {
+fn feed_with<'a>(max: usize, chunks: impl IntoIterator<Item = &'a [u8]>, mode: Mode) -> Vec<Frame> {
     let mut codec = FrameCodec::new();
     codec.max_frame_len(max);
     let mut buf = BytesMut::new();
@@ -127,19 +160,12 @@ fn feed_with<'a>(
             &mut frames,
             &mut consumed,
             false,
-            in_place,
+            mode,
         );
         assert!(consumed <= fed, "consumed more than the input");
         assert_eq!(consumed + buf.len(), fed);
     }
-    drain(
-        &mut codec,
-        &mut buf,
-        &mut frames,
-        &mut consumed,
-        true,
-        in_place,
-    );
+    drain(&mut codec, &mut buf, &mut frames, &mut consumed, true, mode);
     assert_eq!(consumed, fed, "end of input consumes everything");
     frames
 }
