@@ -3,8 +3,10 @@
 //! `janus-codec` reads MCP traffic where it lies:
 //!
 //! - [`FrameCodec`] cuts newline-delimited frames out of a `BytesMut` without copying, with a
-//!   length limit that recovers at the next line: as owned [`Frame`]s, or read in place
-//!   ([`FrameCodec::decode_with`], a [`FrameRef`] borrowed from the buffer);
+//!   length limit that recovers at the next line: as owned [`Frame`]s, read in place
+//!   ([`FrameCodec::decode_with`], a [`FrameRef`] borrowed from the buffer), or read in place
+//!   and parsed in the same scan ([`FrameCodec::decode_message`], where the message's own scan
+//!   finds its newline);
 //! - [`Parser::parse`] validates a whole frame as JSON in one pass (grammar, UTF-8, escapes,
 //!   numbers, nesting) and returns a [`Message`] whose id, method, `params`, `result`,
 //!   `error` and `params._meta` are spans of the frame. No DOM is built and nothing is
