@@ -780,13 +780,15 @@ impl<'buf> Scanner<'buf> {
     #[inline(never)]
     fn nested(&mut self, depth: usize) -> Result<Kind, Error> {
         let mut stack = Containers::new();
+        // How many containers may open here: the limit less those already around the value.
+        let room = self.max_depth.saturating_sub(depth);
         'value: loop {
             let Some(c) = self.peek_past_ws() else {
                 return Err(Error::Truncated);
             };
             let kind = match c {
                 b'{' | b'[' => {
-                    if depth + stack.len + 1 > self.max_depth {
+                    if stack.len >= room {
                         return Err(Error::TooDeep);
                     }
                     self.pos += 1;
