@@ -228,9 +228,7 @@ impl FrameCodec {
         {
             // The longest line, a `\r` and the `\n`: the scan never reads further.
             let window = &buf[..buf.len().min(self.max_len.saturating_add(2))];
-            if let Some((read, len, taken)) = parser.parse_line_at_start(window)
-                && len <= self.max_len
-            {
+            if let Some((read, len, taken)) = parser.parse_line_at_start(window, self.max_len) {
                 let r = f(FrameRef::Line(&window[..len]), read);
                 buf.advance(taken);
                 return Some(r);

@@ -476,16 +476,19 @@ impl Parser {
     }
 
     /// Reads the line at the start of `buf` (which may hold more after it) when one scan finds
-    /// where the line ends: a JSON value, then white space, then `\n`.
+    /// where the line ends (a JSON value, then white space, then `\n`) and the line is at most
+    /// `max_len` bytes.
     /// Returns what [`Parser::parse`] gives for the line (without its `\n` and a `\r` before
     /// it), the line's length, and the bytes it takes with its newline.
     ///
-    /// `None` when the scan cannot tell: a fault in the JSON text, or no `\n` yet. The caller
-    /// then frames the line with a search for `\n` and parses it as usual.
+    /// `None` when the scan cannot tell (a fault in the JSON text, or no `\n` yet) or the line
+    /// is too long. The caller then frames the line with a search for `\n` and parses it as
+    /// usual.
     #[inline(always)]
     pub(crate) fn parse_line_at_start<'buf>(
         &self,
         buf: &'buf [u8],
+        max_len: usize,
     ) -> Option<(Result<Parsed<'buf>, Rejection<'buf>>, usize, usize)> {
         let mut sc = Scanner::line_at_start(buf, self.max_depth);
         let mut m = Members::default();
@@ -500,6 +503,9 @@ impl Parser {
         } else {
             nl
         };
+        if len > max_len {
+            return None;
+        }
         Some((finish(&buf[..len], &sc, scanned, &m), len, nl + 1))
     }
 

@@ -306,8 +306,8 @@ impl Containers {
 pub(crate) struct Scanner<'buf> {
     /// The whole text, not yet known to be UTF-8: see [`Scanner::maybe_non_ascii`].
     b: &'buf [u8],
-    /// INVARIANT: every byte before `pos` that the scan took is part of a token it checked,
-    /// and `pos` is at an ASCII byte or at the end whenever a step returns `Ok`.
+    /// Where the scan is. Every byte before it that the scan took is part of a token it
+    /// checked.
     pub(crate) pos: usize,
     max_depth: usize,
     /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
@@ -413,6 +413,11 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// The text from `start` to the cursor.
+    ///
+    /// INVARIANT (`text.rs` relies on it): the spans the parse takes this way, and those of
+    /// [`Scanner::key`] and [`Scanner::string`], start and end next to an ASCII byte of JSON
+    /// syntax (a quote, a bracket, `:`, `,`, white space, a digit or a literal's letter) or at
+    /// an end of the text, so they cut UTF-8 text at character boundaries.
     #[inline(always)]
     pub(crate) fn since(&self, start: usize) -> &'buf [u8] {
         &self.b[start..self.pos]

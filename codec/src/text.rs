@@ -64,8 +64,9 @@ impl<'buf> Text<'buf> {
         self.span(self.bytes)
     }
 
-    /// The text of `span`: a slice of these bytes that the scanner gave, so that it starts and
-    /// ends at an ASCII byte or at an end (the INVARIANT of `Scanner::pos`).
+    /// The text of `span`: a slice of these bytes that the scanner gave, so that each of its
+    /// ends lies next to an ASCII byte of JSON syntax or at an end of the text (see
+    /// `Scanner::since`), which is a character boundary.
     ///
     /// A span outside the bytes is never trusted: it reads as `""` (and fails debug builds).
     #[inline(always)]
@@ -77,9 +78,10 @@ impl<'buf> Text<'buf> {
         }
         #[cfg(not(janus_codec_safe))]
         {
+            // In UTF-8 text, a boundary is an end or a byte that does not continue a character.
+            let boundary = |i: usize| self.bytes.get(i).is_none_or(|&b| (b as i8) >= -0x40);
             debug_assert!(
-                core::str::from_utf8(self.bytes)
-                    .is_ok_and(|s| s.is_char_boundary(at) && s.is_char_boundary(at + span.len())),
+                boundary(at) && boundary(at + span.len()),
                 "a span that cuts a character"
             );
             // SAFETY: `span` lies inside `self.bytes` (asserted), which are UTF-8 (the field's
@@ -87,11 +89,9 @@ impl<'buf> Text<'buf> {
             // scanner gives does (this function's contract): so it is UTF-8 too.
             unsafe { core::str::from_utf8_unchecked(span) }
         }
+        // A span that is UTF-8 on its own: the check costs the span's length, not the text's.
         #[cfg(janus_codec_safe)]
-        core::str::from_utf8(self.bytes)
-            .ok()
-            .and_then(|s| s.get(at..at + span.len()))
-            .unwrap_or_default()
+        core::str::from_utf8(span).unwrap_or_default()
     }
 }
 
