@@ -804,6 +804,14 @@ impl<'buf> Scanner<'buf> {
                             self.pos += 1;
                             if object { Kind::Object } else { Kind::Array }
                         }
+                        // Compact text: `{"` opens an object and its first key at once.
+                        Some(b'"') if object => {
+                            stack.push(true);
+                            if !self.member_at_quote()? {
+                                continue 'value;
+                            }
+                            Kind::String { escaped: false }
+                        }
                         Some(_) => {
                             stack.push(object);
                             if !object || !self.skip_member()? {
@@ -845,6 +853,14 @@ impl<'buf> Scanner<'buf> {
             // A value inside a container ended: take separators and closers.
             loop {
                 let object = stack.top();
+                // Compact text: `,"` ends a member and starts the next key, one load for both.
+                if object && matches!(self.b.get(self.pos..self.pos + 2), Some(b",\"")) {
+                    self.pos += 1;
+                    if self.member_at_quote()? {
+                        continue;
+                    }
+                    continue 'value;
+                }
                 match self.peek_past_ws() {
                     Some(b',') => {
                         self.pos += 1;
@@ -878,6 +894,16 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     fn skip_member(&mut self) -> Result<bool, Error> {
         if self.peek_past_ws() == Some(b'"') {
+            return self.member_at_quote();
+        }
+        self.skip_key().map(|()| false)
+    }
+
+    /// [`Scanner::skip_member`] with the key's opening quote at the cursor.
+    #[inline(always)]
+    fn member_at_quote(&mut self) -> Result<bool, Error> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        {
             let start = self.pos + 1;
             if let Some(chunk) = chunk16(self.b, start) {
                 let (quotes, bad) = quotes16(chunk);
