@@ -118,6 +118,7 @@ pub(crate) fn for_each_member<'buf>(
     if !obj.is_object() {
         return;
     }
+    let text = Text::of_str(obj.0);
     let mut sc = Scanner::validated(obj.0.as_bytes());
     // The text is validated, so none of these steps can fail; stop quietly if one does.
     let _ = (|| -> Result<(), Error> {
@@ -129,7 +130,6 @@ pub(crate) fn for_each_member<'buf>(
             sc.skip_ws();
             let start = sc.pos;
             sc.value(1)?;
-            let text = Text::of_str(obj.0);
             f(text.span(k), escaped, RawJson(text.span(sc.since(start))));
             if !sc.member_end()? {
                 return Ok(());

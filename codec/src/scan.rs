@@ -433,8 +433,8 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// The offset of the closing quote of a short plain string (no escape, no control byte
-    /// and no byte above ASCII before a closing quote within 160 bytes) whose body starts at `start`; `None` sends the
-    /// caller to [`Scanner::string`], which handles every string.
+    /// and no byte above ASCII before a closing quote within 160 bytes) whose body starts at
+    /// `start`; `None` sends the caller to [`Scanner::string`], which handles every string.
     #[inline(always)]
     fn plain_string_end(&self, start: usize) -> Option<usize> {
         let mut at = start;
@@ -903,29 +903,25 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     fn member_at_quote(&mut self) -> Result<bool, Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
-        {
-            let start = self.pos + 1;
-            if let Some(chunk) = chunk16(self.b, start) {
-                let (quotes, bad) = quotes16(chunk);
-                let k = quotes.trailing_zeros() as usize;
-                // `k` is 64 when the chunk has no quote: the key is longer.
-                if k < 16
-                    && bad & up_to_lowest(quotes) == 0
-                    && self.b.get(start + k + 1) == Some(&b':')
+        let start = self.pos + 1;
+        if let Some(chunk) = chunk16(self.b, start) {
+            let (quotes, bad) = quotes16(chunk);
+            let k = quotes.trailing_zeros() as usize;
+            // `k` is 64 when the chunk has no quote: the key is longer.
+            if k < 16 && bad & up_to_lowest(quotes) == 0 && self.b.get(start + k + 1) == Some(&b':')
+            {
+                // When the value is a string, its quotes are the next two: the opening
+                // one at bit k + 2, right after the colon.
+                let closing = without_lowest(without_lowest(quotes));
+                if closing != 0
+                    && self.b.get(start + k + 2) == Some(&b'"')
+                    && bad & up_to_lowest(closing) == 0
                 {
-                    // When the value is a string, its quotes are the next two: the opening
-                    // one at bit k + 2, right after the colon.
-                    let closing = without_lowest(without_lowest(quotes));
-                    if closing != 0
-                        && self.b.get(start + k + 2) == Some(&b'"')
-                        && bad & up_to_lowest(closing) == 0
-                    {
-                        self.pos = start + 1 + closing.trailing_zeros() as usize;
-                        return Ok(true);
-                    }
-                    self.pos = start + k + 2;
-                    return Ok(false);
+                    self.pos = start + 1 + closing.trailing_zeros() as usize;
+                    return Ok(true);
                 }
+                self.pos = start + k + 2;
+                return Ok(false);
             }
         }
         self.skip_key().map(|()| false)
@@ -1032,11 +1028,11 @@ pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
     let mut rest = want.as_bytes();
     let mut ok = true;
     for_each_piece(raw, |piece| match piece {
-        Piece::Raw(run) => match rest.strip_prefix(run) {
+        Piece::Raw(run) => match rest.strip_prefix(&raw[run]) {
             Some(r) => rest = r,
             None => ok = false,
         },
-        Piece::Char(c, _) => {
+        Piece::Char(c) => {
             let mut tmp = [0u8; 4];
             match rest.strip_prefix(c.encode_utf8(&mut tmp).as_bytes()) {
                 Some(r) => rest = r,
@@ -1050,29 +1046,21 @@ pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
 /// Decodes a validated raw string (as between its quotes) into `out`.
 pub(crate) fn unescape_into(raw: &str, out: &mut String) {
     out.reserve(raw.len());
-    let mut at = 0;
     for_each_piece(raw.as_bytes(), |piece| match piece {
-        Piece::Raw(run) => {
-            // Runs start and end at a `\` or at an end of `raw`: both are char boundaries.
-            out.push_str(raw.get(at..at + run.len()).unwrap_or_default());
-            at += run.len();
-        }
-        Piece::Char(c, len) => {
-            out.push(c);
-            at += len;
-        }
+        // Runs start and end at a `\` or at an end of `raw`: both are char boundaries.
+        Piece::Raw(run) => out.push_str(raw.get(run).unwrap_or_default()),
+        Piece::Char(c) => out.push(c),
     });
 }
 
-/// A piece of a raw string: a run of bytes as they stand, or the character of one escape
-/// with the escape's length.
-enum Piece<'a> {
-    Raw(&'a [u8]),
-    Char(char, usize),
+/// A piece of a raw string: where a run of it stands as it is, or the character of one escape.
+enum Piece {
+    Raw(core::ops::Range<usize>),
+    Char(char),
 }
 
 /// Calls `f` with each piece of a raw string whose escapes were checked, in order.
-fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece<'_>)) {
+fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece)) {
     let mut i = 0;
     let mut run = 0;
     while i < b.len() {
@@ -1081,7 +1069,7 @@ fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece<'_>)) {
             continue;
         }
         if run < i {
-            f(Piece::Raw(&b[run..i]));
+            f(Piece::Raw(run..i));
         }
         let (c, len) = match b[i + 1] {
             b'"' => ('"', 2),
@@ -1103,12 +1091,12 @@ fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece<'_>)) {
                 }
             }
         };
-        f(Piece::Char(c, len));
+        f(Piece::Char(c));
         i += len;
         run = i;
     }
     if run < b.len() {
-        f(Piece::Raw(&b[run..]));
+        f(Piece::Raw(run..b.len()));
     }
 }
 
