@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use janus_server_core::demo;
-use janus_server_core::serve::{self, Config};
+use janus_server_core::serve::{self, Config, Shutdown};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -34,9 +34,19 @@ enum Command {
         /// The longest line accepted, in bytes.
         #[arg(long, default_value_t = janus_codec::DEFAULT_MAX_FRAME_LEN)]
         max_frame_len: usize,
-        /// The most asynchronous requests in flight per connection before reading pauses.
-        #[arg(long, default_value_t = serve::DEFAULT_MAX_IN_FLIGHT)]
+        /// The most asynchronous requests running at once per connection; more wait in a
+        /// queue (cancellable there) and reading goes on.
+        #[arg(long, default_value_t = serve::DEFAULT_MAX_IN_FLIGHT,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         max_in_flight: usize,
+        /// The most work waiting in a connection's queue, in bytes (estimated), before reading
+        /// pauses.
+        #[arg(long, default_value_t = serve::DEFAULT_MAX_QUEUED_BYTES,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        max_queued_bytes: usize,
+        /// Seconds a shutdown (SIGTERM, SIGINT) gives requests in flight.
+        #[arg(long, default_value_t = 10)]
+        drain_secs: u64,
     },
     /// Measure Janus against its baselines and print side-by-side tables.
     Bench {
@@ -69,11 +79,15 @@ fn main() -> ExitCode {
             listen,
             max_frame_len,
             max_in_flight,
+            max_queued_bytes,
+            drain_secs,
         } => {
             init_logs();
             let config = Config {
                 max_frame_len,
-                max_in_flight: max_in_flight.max(1),
+                max_in_flight,
+                max_queued_bytes,
+                drain: std::time::Duration::from_secs(drain_secs),
             };
             run_serve(listen, config)
         }
@@ -238,12 +252,19 @@ fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
+        let shutdown = Shutdown::new();
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            stop_signal().await;
+            tracing::info!("shutting down: draining requests in flight");
+            on_signal.trigger();
+        });
         match listen {
-            None => serve::serve_stdio(server, &config).await,
+            None => serve::serve_stdio(server, &config, &shutdown).await,
             Some(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr).await?;
                 tracing::info!(addr = %listener.local_addr()?, "listening");
-                serve::serve_tcp(server, listener, config).await
+                serve::serve_tcp(server, listener, config, &shutdown).await
             }
         }
     });
@@ -254,6 +275,32 @@ fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
         Err(e) => {
             tracing::error!(error = %e, "serve failed");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves at SIGTERM or SIGINT (Ctrl-C elsewhere).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
         }
     }
 }

@@ -1,30 +1,35 @@
 //! `Connection`: the sans-IO dual-era state machine of one client connection.
 //!
-//! Frames go in through [`Connection::handle_frame`] (or [`Connection::handle_read`], once
-//! `FrameCodec::decode_message` has framed and parsed them in one scan); answers that are ready at once are
-//! appended to the caller's output buffer, and the rest comes back as an [`Outcome`]: a
-//! [`Job`] to run (an asynchronous tool) or a request to cancel.
-//! The connection does no IO, spawns nothing and reads no clock.
-//!
 //! The era is decided by the first request and locked (`decisions.md`, "Era detection").
 //! The lifecycle is a plain match on (state, method).
+//! Asynchronous work is kept in the connection's job book ([`crate::jobs`]): the connection
+//! hands it out as [`Action`]s and takes its ends back as events. It does no IO, spawns
+//! nothing, builds no future and reads no clock.
 
-use crate::server::{Server, Shape};
-use crate::tasks::TaskStore;
-use crate::tools::{Args, Call, Output, ToolResult};
-use bytes::{BufMut, Bytes, BytesMut};
-use janus_codec::encode::{self, JsonWriter};
+use crate::ctx::{CancelSignal, Ctx, Discard, JobId, LogLevel, Notify, RequestInfo};
+use crate::jobs::{Action, JobEnd, Jobs, Kind, NewJob, Slot};
+use crate::json::RpcError;
+use crate::server::Server;
+use crate::tasks::{Outcome as Ended, Status, Stored, TaskStore};
+use crate::tools::{Args, Handler, Output, ToolResult};
+use crate::wire::{self, Shape};
+use bytes::BytesMut;
+use janus_codec::encode;
 use janus_codec::{
-    Batch, EnvelopeError, Era, Error, FrameRef, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
-    Id, IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser,
-    ProtocolVersion, RawJson, Rejection, UNSUPPORTED_PROTOCOL_VERSION,
+    Batch, EnvelopeError, Era, Error, FrameRef, INVALID_PARAMS, INVALID_REQUEST, Id,
+    MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser, ProtocolVersion, RawJson,
+    Rejection,
 };
-use std::future::Future;
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
+
+mod tasks_wire;
+
+pub use tasks_wire::LIMIT_REACHED;
+
+/// The default most jobs running at once per connection; more wait in its queue.
+pub const DEFAULT_MAX_RUNNING: usize = 1024;
 
 /// The connection's place in its lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,146 +42,91 @@ enum State {
     Modern,
 }
 
-/// A boxed, sendable future that yields one encoded line (with its `\n`), or nothing.
-pub type LineFuture = Pin<Box<dyn Future<Output = Option<Bytes>> + Send + 'static>>;
-
-/// Work that a frame started and that finishes later: run `future` and write its line.
-pub struct Job {
-    /// The request's id, for `notifications/cancelled`; `None` for a batch or a task's work.
-    pub id: Option<IdBuf>,
-    /// True for a task's work: no request waits for it, so the end of input does not wait
-    /// for it either (the task ends with the connection).
-    pub background: bool,
-    /// Yields the encoded answer. A panic inside the tool is caught and answered `-32603`.
-    pub future: LineFuture,
-    /// For a batch: the requests of the batch whose work is still to come, by id. Cancelling
-    /// one before the job ends drops its work and its entry from the batch's answer.
-    pub elements: Vec<(IdBuf, Canceller)>,
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Job")
-            .field("id", &self.id)
-            .field("elements", &self.elements.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Cancels one request of a batch job (see [`Job::elements`]).
-#[derive(Debug, Clone)]
-pub struct Canceller(Arc<CancelState>);
-
+/// What the client said of itself in `initialize` (legacy sessions).
 #[derive(Debug, Default)]
-struct CancelState {
-    cancelled: AtomicBool,
-    /// The task waiting on the request's work, woken by a cancel.
-    waker: Mutex<Option<Waker>>,
+struct Session {
+    capabilities: Option<String>,
+    client_info: Option<String>,
 }
 
-impl Canceller {
-    fn new() -> Self {
-        Self(Arc::default())
-    }
-
-    /// Stops the request's work and drops its answer, unless its batch job has already
-    /// ended (then its answer is already out).
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::Release);
-        let waker = self
-            .0
-            .waker
-            .lock()
-            .map(|mut w| w.take())
-            .unwrap_or_default();
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::Acquire)
-    }
-
-    /// `work`, ended early (with no line) when the request is cancelled.
-    fn guard(&self, work: LineFuture) -> impl Future<Output = Option<Bytes>> + Send + 'static {
-        let state = Arc::clone(&self.0);
-        let mut work = Some(work);
-        std::future::poll_fn(move |cx| {
-            // The waker is registered before the flag is read, so a cancel is never missed.
-            if let Ok(mut w) = state.waker.lock() {
-                match &mut *w {
-                    Some(w) if w.will_wake(cx.waker()) => {}
-                    w => *w = Some(cx.waker().clone()),
-                }
-            }
-            if state.cancelled.load(Ordering::Acquire) {
-                // Dropping the work stops it.
-                work = None;
-            }
-            match work.as_mut() {
-                Some(f) => f.as_mut().poll(cx),
-                None => Poll::Ready(None),
-            }
-        })
-    }
-}
-
-/// What the caller must do after a frame, besides writing what was appended to its buffer.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Nothing more.
-    Done,
-    /// Run this job and write its line when it is done.
-    Spawn(Job),
-    /// Stop the in-flight request with this id; write nothing more for it.
-    Cancel(IdBuf),
-}
-
-/// One client connection: era, handshake state, and dispatch.
-///
-/// # Calling order
-///
-/// For each frame the transport reads, call [`Connection::handle_frame`] with the output
-/// buffer; then write out what it appended, act on the [`Outcome`], and take the cancels of
-/// [`Connection::poll_cancel`].
-/// Jobs may finish in any order; each carries its own id.
-#[derive(Debug)]
-pub struct Connection {
-    server: Arc<Server>,
-    state: State,
-    parser: Parser,
-    /// Cancels named by notifications inside a batch, for [`Connection::poll_cancel`].
-    cancels: Vec<IdBuf>,
-    /// This connection's tasks (both generations).
-    tasks: Arc<TaskStore>,
-}
-
-const PARSE_ERROR_MESSAGE: &str = "Parse error";
-const INVALID_REQUEST_MESSAGE: &str = "Invalid request";
 /// The key of the tasks extension in `clientCapabilities.extensions`.
 const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The `data` of a `-32021` for a `tasks/*` request that did not declare the tasks extension.
 const TASKS_REQUIRED: &str =
     r#"{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
+/// One client connection: era, handshake state, dispatch, and the book of its jobs.
+///
+/// # Calling order
+///
+/// - Tell it the time ([`Connection::handle_time`]) when the driver wakes: task timestamps and
+///   expiry read it.
+/// - For each frame the transport reads, call [`Connection::handle_read`] (or
+///   [`Connection::handle_frame`]) with the output buffer; answers that are ready are appended
+///   to it.
+/// - Then take the actions ([`Connection::poll_action`]) until there are none: run the work
+///   of each [`Action::Run`], and drop the work an [`Action::Abort`] names.
+/// - When a job's work ends, report it ([`Connection::handle_done`]); when it sends a
+///   notification through the connection's [`Notify`], hand the line back
+///   ([`Connection::handle_note`]). Both may append to the output, and both may queue
+///   actions.
+/// - Write the output out. Answers of pipelined requests may come in any order; each carries
+///   its request's id.
+pub struct Connection {
+    server: Arc<Server>,
+    state: State,
+    parser: Parser,
+    session: Session,
+    /// This connection's tasks (both generations).
+    tasks: TaskStore,
+    jobs: Jobs,
+    notify: Arc<dyn Notify>,
+    now_ms: u64,
+    /// Notifications sent while a request is dispatched (an inline handler's progress, a
+    /// task's status): written before its answer.
+    notes: RefCell<BytesMut>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("state", &self.state)
+            .field("jobs", &self.jobs)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Connection {
-    /// A fresh connection to `server`.
+    /// A fresh connection to `server`. Notifications of running work are dropped until a
+    /// [`Notify`] is set ([`Connection::set_notify`]).
     #[must_use]
     pub fn new(server: Arc<Server>) -> Self {
         Self {
             server,
             state: State::Fresh,
             parser: Parser::new(),
-            cancels: Vec::new(),
-            tasks: Arc::default(),
+            session: Session::default(),
+            tasks: TaskStore::default(),
+            jobs: Jobs::new(DEFAULT_MAX_RUNNING),
+            notify: Arc::new(Discard),
+            now_ms: 0,
+            notes: RefCell::new(BytesMut::new()),
         }
     }
 
-    /// The next request to cancel that a batch named (`notifications/cancelled` inside a
-    /// JSON-RPC batch). Call it after each [`Connection::handle_frame`] until it is `None`.
-    pub fn poll_cancel(&mut self) -> Option<IdBuf> {
-        self.cancels.pop()
+    /// Sets where the notifications of running work go (the driver's channel).
+    pub fn set_notify(&mut self, notify: Arc<dyn Notify>) {
+        self.notify = notify;
+    }
+
+    /// Sets how many jobs run at once (at least 1); the rest wait in the queue.
+    pub fn set_max_running(&mut self, n: usize) {
+        self.jobs.set_max_running(n);
+    }
+
+    /// The time is now `now_ms` (milliseconds since the Unix epoch).
+    pub const fn handle_time(&mut self, now_ms: u64) {
+        self.now_ms = now_ms;
     }
 
     /// The era, once the first request has decided it.
@@ -198,26 +148,44 @@ impl Connection {
         }
     }
 
+    /// The next action for the driver.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.jobs.poll_action()
+    }
+
+    /// How many jobs a request waits for (foreground): at end of input the driver finishes
+    /// these and need not wait for tasks' background work.
+    #[must_use]
+    pub const fn foreground(&self) -> usize {
+        self.jobs.foreground()
+    }
+
+    /// How many jobs run now.
+    #[must_use]
+    pub const fn running(&self) -> usize {
+        self.jobs.running()
+    }
+
+    /// What the work waiting in the queue holds, estimated in bytes: a driver pauses reading
+    /// above its bound.
+    #[must_use]
+    pub const fn queued_bytes(&self) -> usize {
+        self.jobs.queued_bytes()
+    }
+
     /// Handles one frame, owned (`&Frame`) or read in place ([`FrameRef`]). Answers that are
     /// ready are appended to `out`, one line each.
-    pub fn handle_frame<'f>(
-        &mut self,
-        frame: impl Into<FrameRef<'f>>,
-        out: &mut BytesMut,
-    ) -> Outcome {
+    pub fn handle_frame<'f>(&mut self, frame: impl Into<FrameRef<'f>>, out: &mut BytesMut) {
         match frame.into() {
-            FrameRef::Oversize => {
-                write_rejection(out, Error::FrameTooLong.into());
-                Outcome::Done
-            }
+            FrameRef::Oversize => wire::write_rejection(out, Error::FrameTooLong.into()),
             FrameRef::Line(line) => self.handle_line(line, out),
         }
     }
 
     /// Handles one line (a frame's bytes, without its newline).
-    pub fn handle_line(&mut self, line: &[u8], out: &mut BytesMut) -> Outcome {
+    pub fn handle_line(&mut self, line: &[u8], out: &mut BytesMut) {
         let read = self.parser.parse(line);
-        self.handle_read(read, out)
+        self.handle_read(read, out);
     }
 
     /// The parser this connection reads lines with, for [`FrameCodec::decode_message`].
@@ -233,30 +201,90 @@ impl Connection {
     /// fewer passes over its bytes.
     ///
     /// [`FrameCodec::decode_message`]: janus_codec::FrameCodec::decode_message
-    pub fn handle_read(
-        &mut self,
-        read: Result<Parsed<'_>, Rejection<'_>>,
-        out: &mut BytesMut,
-    ) -> Outcome {
+    pub fn handle_read(&mut self, read: Result<Parsed<'_>, Rejection<'_>>, out: &mut BytesMut) {
         match read {
-            Err(rejection) => {
-                write_rejection(out, rejection);
-                Outcome::Done
+            Err(rejection) => wire::write_rejection(out, rejection),
+            Ok(Parsed::Single(msg)) => {
+                let mark = out.len();
+                self.handle_message(&msg, out, None);
+                self.flush_notes(out, mark);
             }
-            Ok(Parsed::Single(msg)) => self.handle_message(&msg, out),
-            Ok(Parsed::Batch(batch)) => self.handle_batch(batch, out),
+            Ok(Parsed::Batch(batch)) => self.handle_batch(&batch, out),
         }
     }
 
-    fn handle_message(&mut self, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+    /// Job `job`'s work ended: its answer (or its task's new state) goes to `out`. A job that
+    /// was cancelled is ignored.
+    pub fn handle_done(&mut self, job: JobId, end: JobEnd, out: &mut BytesMut) {
+        let Some(entry) = self.jobs.finish(job) else {
+            return;
+        };
+        match entry.kind {
+            Kind::Call { shape } => {
+                let Some(id) = entry.request else { return };
+                let mut line = BytesMut::new();
+                let target = if entry.slot.is_some() {
+                    &mut line
+                } else {
+                    &mut *out
+                };
+                write_job_answer(target, &self.server, id.as_id(), shape, end);
+                if entry.slot.is_some() {
+                    self.jobs.deliver(entry.slot, Some(&line), out);
+                }
+            }
+            Kind::Task {
+                task,
+                shape,
+                legacy,
+            } => {
+                let ended = match end {
+                    JobEnd::Finished(Ok(r)) => Ended::Result(stored(shape, &r)),
+                    JobEnd::Finished(Err(e)) => Ended::Error(e),
+                    JobEnd::Panicked => Ended::Error(RpcError::internal()),
+                };
+                let status = status_of(&ended, legacy);
+                if let Some((t, changed)) =
+                    self.tasks.advance(&task, self.now_ms, status, Some(ended))
+                {
+                    if legacy && changed {
+                        wire::write_status_notification(out, &t);
+                    }
+                    self.answer_waiters(&t, out);
+                }
+            }
+            Kind::Wait { .. } => {}
+        }
+    }
+
+    /// A notification that job `job` sent through the connection's [`Notify`]: written while
+    /// the job is live, dropped once it was cancelled or has ended.
+    pub fn handle_note(&mut self, job: JobId, line: &[u8], out: &mut BytesMut) {
+        if self.jobs.is_live(job) {
+            out.extend_from_slice(line);
+        }
+    }
+
+    /// Writes the notifications sent while a request was dispatched before its answer, which
+    /// starts at `mark`.
+    fn flush_notes(&mut self, out: &mut BytesMut, mark: usize) {
+        let notes = self.notes.get_mut();
+        if notes.is_empty() {
+            return;
+        }
+        let answer = out.split_off(mark);
+        out.extend_from_slice(notes);
+        out.extend_from_slice(&answer);
+        notes.clear();
+    }
+
+    fn handle_message(&mut self, msg: &Message<'_>, out: &mut BytesMut, slot: Slot) {
         match msg.kind() {
             // NB. A client's responses are ignored: this server sends no requests.
-            MessageKind::Response | MessageKind::ErrorResponse => Outcome::Done,
-            MessageKind::Notification => self.handle_notification(msg),
+            MessageKind::Response | MessageKind::ErrorResponse => {}
+            MessageKind::Notification => self.handle_notification(msg, out),
             MessageKind::Request => {
-                let Some(id) = msg.id() else {
-                    return Outcome::Done;
-                };
+                let Some(id) = msg.id() else { return };
                 if self.state == State::Fresh {
                     self.state = match Era::of_first_request(msg) {
                         Era::Modern => State::Modern,
@@ -264,50 +292,49 @@ impl Connection {
                     };
                 }
                 match self.state {
-                    State::Modern => self.modern(id, msg, out),
-                    _ => self.legacy(id, msg, out),
+                    State::Modern => self.modern(id, msg, out, slot),
+                    _ => self.legacy(id, msg, out, slot),
                 }
             }
         }
     }
 
-    fn handle_notification(&mut self, msg: &Message<'_>) -> Outcome {
+    fn handle_notification(&mut self, msg: &Message<'_>, out: &mut BytesMut) {
         // Notifications before the first request are dropped, whatever they are.
         if self.state == State::Fresh || msg.method() != "notifications/cancelled" {
-            return Outcome::Done;
+            return;
         }
         let id = msg
             .params()
             .and_then(|p| p.get("requestId"))
             .and_then(Id::from_json);
-        id.map_or(Outcome::Done, |id| Outcome::Cancel(id.to_owned()))
+        if let Some(id) = id {
+            self.jobs.cancel_request(&id.to_owned(), out);
+        }
     }
 
     /// A request on a legacy connection.
-    fn legacy(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+    fn legacy(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut, slot: Slot) {
         let method = msg.method();
         let State::Legacy(negotiated) = self.state else {
             unreachable!("legacy() is called on legacy connections only");
         };
         if method != "initialize" && msg.envelope().is_modern() {
-            write_error_reason(
+            wire::write_reason(
                 out,
-                id,
+                Some(id),
                 INVALID_REQUEST,
-                INVALID_REQUEST_MESSAGE,
+                wire::INVALID_REQUEST_MESSAGE,
                 "this connection speaks a handshake revision; a request with the 2026-07-28 \
                  envelope is refused (the era is locked)",
             );
-            return Outcome::Done;
+            return;
         }
         match (negotiated, method) {
-            (_, "ping") => {
-                encode::write_result(out, id, "{}");
-                Outcome::Done
-            }
+            (_, "ping") => encode::write_result(out, id, "{}"),
             (None, "initialize") => {
-                let requested = msg
-                    .params()
+                let params = msg.params();
+                let requested = params
                     .and_then(|p| p.get("protocolVersion"))
                     .and_then(RawJson::as_string);
                 let version = requested
@@ -315,107 +342,96 @@ impl Connection {
                     .and_then(ProtocolVersion::from_wire)
                     .filter(|v| v.is_handshake())
                     .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+                let owned = |key| {
+                    params
+                        .and_then(|p| p.get(key))
+                        .filter(|v| v.is_object())
+                        .map(|v| v.as_str().to_owned())
+                };
+                self.session = Session {
+                    capabilities: owned("capabilities"),
+                    client_info: owned("clientInfo"),
+                };
                 self.state = State::Legacy(Some(version));
                 encode::begin_result(out, id);
-                self.server.write_initialize(out, version);
+                wire::write_initialize(out, &self.server, version);
                 encode::end_message(out);
-                Outcome::Done
             }
-            (Some(_), "initialize") => {
-                write_error_reason(
-                    out,
-                    id,
-                    INVALID_REQUEST,
-                    INVALID_REQUEST_MESSAGE,
-                    "initialize was already received on this connection",
-                );
-                Outcome::Done
-            }
+            (Some(_), "initialize") => wire::write_reason(
+                out,
+                Some(id),
+                INVALID_REQUEST,
+                wire::INVALID_REQUEST_MESSAGE,
+                "initialize was already received on this connection",
+            ),
             (None, _) => {
                 let reason = format!("{method} before initialize");
-                write_error_reason(
+                wire::write_reason(
                     out,
-                    id,
+                    Some(id),
                     INVALID_REQUEST,
                     "Invalid request parameters",
                     &reason,
                 );
-                Outcome::Done
             }
-            (Some(v), "tools/list") => {
-                self.tools_list(id, msg, Shape::new(v), out);
-                Outcome::Done
-            }
-            (Some(v), "tools/call") => self.tools_call(id, msg, Shape::new(v), out),
+            (Some(v), "tools/list") => self.tools_list(id, msg, Shape::new(v), out),
+            (Some(v), "tools/call") => self.tools_call(id, msg, Shape::new(v), out, slot),
             (Some(ProtocolVersion::V2025_11_25), m) if m.starts_with("tasks/") => {
-                self.legacy_tasks(id, msg, out)
+                self.legacy_tasks(id, msg, out, slot);
             }
-            (Some(_), _) => {
-                write_method_not_found(out, id, method);
-                Outcome::Done
-            }
+            (Some(_), _) => wire::write_method_not_found(out, id, method),
         }
     }
 
     /// A request on a modern connection.
-    fn modern(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) -> Outcome {
+    fn modern(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut, slot: Slot) {
         let method = msg.method();
         if method == "initialize" {
             // NB. Echoed as sent; `write_raw` makes it compact.
             let requested = msg.params().and_then(|p| p.get("protocolVersion"));
-            write_unsupported(out, id, requested.map_or("null", RawJson::as_str));
-            return Outcome::Done;
+            wire::write_unsupported(out, id, requested.map_or("null", RawJson::as_str));
+            return;
         }
         let version = match msg.envelope().check() {
             Ok(v) => v,
             Err(EnvelopeError::Invalid(fault)) => {
                 let message = fault.to_string();
                 encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
-                return Outcome::Done;
+                return;
             }
             Err(EnvelopeError::Unsupported { requested }) => {
-                let mut quoted = BytesMut::new();
-                encode::write_str(&mut quoted, &requested);
-                write_unsupported(out, id, std::str::from_utf8(&quoted).unwrap_or("null"));
-                return Outcome::Done;
+                let quoted = crate::json::Json::string(&requested);
+                wire::write_unsupported(out, id, quoted.as_str());
+                return;
             }
         };
         let shape = Shape::new(version);
         match method {
             "server/discover" => {
                 encode::begin_result(out, id);
-                self.server.write_discover(out);
+                wire::write_discover(out, &self.server);
                 encode::end_message(out);
-                Outcome::Done
             }
-            "tools/list" => {
-                self.tools_list(id, msg, shape, out);
-                Outcome::Done
-            }
-            "tools/call" => self.tools_call(id, msg, shape, out),
+            "tools/list" => self.tools_list(id, msg, shape, out),
+            "tools/call" => self.tools_call(id, msg, shape, out, slot),
             // NB. Capabilities are per request: only this request's envelope can declare the
             // tasks extension, whatever earlier requests declared.
-            m if m.starts_with("tasks/") && !declares_tasks(msg) => {
-                encode::write_error(
-                    out,
-                    Some(id),
-                    MISSING_CLIENT_CAPABILITY,
-                    "Missing required client capability",
-                    Some(TASKS_REQUIRED),
-                );
-                Outcome::Done
+            m if m.starts_with("tasks/") && !declares_tasks(msg) => encode::write_error(
+                out,
+                Some(id),
+                MISSING_CLIENT_CAPABILITY,
+                "Missing required client capability",
+                Some(TASKS_REQUIRED),
+            ),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                self.modern_tasks(id, msg, shape, out);
             }
-            "tasks/get" | "tasks/update" | "tasks/cancel" => self.modern_tasks(id, msg, out),
-            _ => {
-                write_method_not_found(out, id, method);
-                Outcome::Done
-            }
+            _ => wire::write_method_not_found(out, id, method),
         }
     }
 
     fn tools_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
-        let cursor = msg.params().and_then(|p| p.get("cursor"));
-        let cursor_text = match cursor {
+        let cursor = match msg.param("cursor") {
             None => None,
             Some(c) if c.is_null() => None,
             Some(c) => match c.as_string() {
@@ -426,27 +442,60 @@ impl Connection {
                 }
             },
         };
-        let mark = out.len();
-        encode::begin_result(out, id);
-        if self
-            .server
-            .write_tools_list(out, shape, cursor_text.as_deref())
-            .is_err()
-        {
-            out.truncate(mark);
+        let Some(page) = self.server.page(shape, cursor.as_deref()) else {
             encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
             return;
-        }
+        };
+        encode::begin_result(out, id);
+        self.server.write_tools_page(out, shape, page);
         encode::end_message(out);
     }
+}
 
+/// What the request says of itself, in the revision it is served in (a legacy request's
+/// client is the session's).
+fn request_info<'a>(
+    session: &'a Session,
+    id: Id<'a>,
+    msg: &Message<'a>,
+    shape: Shape,
+) -> RequestInfo<'a> {
+    let env = msg.envelope();
+    let level = |raw: Option<RawJson<'_>>| {
+        raw.and_then(RawJson::as_string)
+            .and_then(|l| LogLevel::from_wire(&l))
+    };
+    if shape.modern() {
+        RequestInfo {
+            id,
+            version: shape.version,
+            capabilities: env.client_capabilities,
+            client_info: env.client_info,
+            progress_token: env.progress_token,
+            log_level: level(env.log_level),
+        }
+    } else {
+        RequestInfo {
+            id,
+            version: shape.version,
+            capabilities: session.capabilities.as_deref().map(RawJson::new_unchecked),
+            client_info: session.client_info.as_deref().map(RawJson::new_unchecked),
+            progress_token: env.progress_token,
+            // NB. `logging/setLevel` is not served yet: no log records on legacy sessions.
+            log_level: None,
+        }
+    }
+}
+
+impl Connection {
     fn tools_call(
-        &self,
+        &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
         shape: Shape,
         out: &mut BytesMut,
-    ) -> Outcome {
+        slot: Slot,
+    ) {
         let Some(name) = msg.param("name").and_then(RawJson::as_string) else {
             encode::write_error(
                 out,
@@ -455,18 +504,19 @@ impl Connection {
                 "Invalid params: tools/call needs a string name",
                 None,
             );
-            return Outcome::Done;
+            return;
         };
-        let Some((spec, tool)) = self.server.tool(&name) else {
+        let server = &self.server;
+        let Some((spec, handler)) = server.tool(&name) else {
             let message = format!("Unknown tool: {name}");
             encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
-            return Outcome::Done;
+            return;
         };
-        let task = match self.task_mode(msg, shape, spec.task_support) {
+        let task = match tasks_wire::task_mode(msg, shape, spec.task_support) {
             Ok(task) => task,
             Err(refusal) => {
                 refusal.write(out, id, &name);
-                return Outcome::Done;
+                return;
             }
         };
         let args = msg.param("arguments").filter(|a| !a.is_null());
@@ -478,156 +528,188 @@ impl Connection {
                 "Invalid params: arguments must be an object",
                 None,
             );
-            return Outcome::Done;
+            return;
         }
-        if let Some(task) = task {
-            return self.task_call(id, tool, args, shape, task, out);
-        }
-        let mark = out.len();
-        encode::begin_result(out, id);
-        out.extend_from_slice(br#"{"content":["#);
-        let called = catch_unwind(AssertUnwindSafe(|| {
-            let mut o = Output::new(out);
-            let call = tool.call(Args::new(args), &mut o);
-            (call, o.finish())
-        }));
-        match called {
-            Ok((Call::Done, (structured, is_error))) => {
-                end_tool_result(&self.server, out, shape, structured.as_deref(), is_error);
-                encode::end_message(out);
-                Outcome::Done
+        let args = Args::new(args);
+        let info = request_info(&self.session, id, msg, shape);
+        match handler {
+            Handler::Inline(tool) if task.is_none() => {
+                let mark = out.len();
+                encode::begin_result(out, id);
+                wire::begin_tool_result(out);
+                let ctx = Ctx::inline(info, &self.notes);
+                let called = catch_unwind(AssertUnwindSafe(|| {
+                    let mut o = Output::new(out, shape);
+                    let r = tool.call(&ctx, args, &mut o);
+                    (r, o.finish())
+                }));
+                match called {
+                    Ok((Ok(()), (structured, is_error))) => {
+                        let structured = structured.as_ref().map(|s| s.as_str());
+                        wire::end_tool_result(out, server, shape, structured, is_error, None);
+                        encode::end_message(out);
+                    }
+                    // NB. The error replaces whatever the handler wrote of its result.
+                    Ok((Err(e), _)) => {
+                        out.truncate(mark);
+                        wire::write_rpc_error(out, id, &e);
+                    }
+                    Err(_) => {
+                        out.truncate(mark);
+                        wire::write_internal_error(out, id);
+                    }
+                }
             }
-            Ok((Call::Later(fut), _)) => {
-                out.truncate(mark);
-                let owned = id.to_owned();
-                let server = Arc::clone(&self.server);
-                let reply_id = owned.clone();
-                let future = async move {
-                    let line = match CatchUnwind(fut).await {
-                        Ok(result) => encode_tool_result(&server, reply_id.as_id(), shape, &result),
-                        Err(()) => internal_error(reply_id.as_id()),
-                    };
-                    Some(line.freeze())
+            Handler::Inline(tool) => {
+                let Some(mode) = task else { return };
+                let ctx = Ctx::inline(info, &self.notes);
+                let mut scratch = BytesMut::new();
+                let called = catch_unwind(AssertUnwindSafe(|| {
+                    let mut o = Output::new(&mut scratch, shape);
+                    let r = tool.call(&ctx, args, &mut o);
+                    (r, o.finish())
+                }));
+                let ended = match called {
+                    Ok((Ok(()), (structured, is_error))) => Ended::Result(Stored {
+                        content: String::from_utf8_lossy(&scratch).into_owned(),
+                        structured,
+                        is_error,
+                    }),
+                    Ok((Err(e), _)) => Ended::Error(e),
+                    Err(_) => Ended::Error(RpcError::internal()),
                 };
-                Outcome::Spawn(Job {
-                    elements: Vec::new(),
-                    background: false,
-                    id: Some(owned),
-                    future: Box::pin(future),
-                })
+                self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
             }
-            Err(_) => {
-                out.truncate(mark);
-                out.extend_from_slice(&internal_error(id));
-                Outcome::Done
+            Handler::Async(tool) => {
+                let job = self.jobs.reserve();
+                let signal = CancelSignal::default();
+                let ctx = Ctx::job(info, job, &self.notify, &signal);
+                let started = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args)));
+                let work = match started {
+                    Ok(Ok(work)) => work,
+                    Ok(Err(e)) => {
+                        match task {
+                            Some(mode) => {
+                                self.task_call(
+                                    id,
+                                    shape,
+                                    mode,
+                                    TaskWork::Ended(Ended::Error(e)),
+                                    out,
+                                );
+                            }
+                            None => wire::write_rpc_error(out, id, &e),
+                        }
+                        return;
+                    }
+                    Err(_) => {
+                        match task {
+                            Some(mode) => {
+                                let ended = Ended::Error(RpcError::internal());
+                                self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
+                            }
+                            None => wire::write_internal_error(out, id),
+                        }
+                        return;
+                    }
+                };
+                match task {
+                    Some(mode) => {
+                        let work = TaskWork::Job {
+                            job,
+                            work,
+                            signal,
+                            cost: msg_cost(msg),
+                        };
+                        self.task_call(id, shape, mode, work, out);
+                    }
+                    None => {
+                        let new = NewJob {
+                            request: Some(id.to_owned()),
+                            slot,
+                            kind: Kind::Call { shape },
+                            signal: Some(signal),
+                            cost: msg_cost(msg),
+                        };
+                        self.jobs.start(job, new, work);
+                    }
+                }
             }
         }
     }
 
-    fn handle_batch(&mut self, batch: Batch<'_>, out: &mut BytesMut) -> Outcome {
+    /// Answers the `tasks/result` requests waiting for task `t`, which is terminal.
+    fn answer_waiters(&mut self, t: &crate::tasks::Task, out: &mut BytesMut) {
+        if !t.status.is_terminal() {
+            return;
+        }
+        for w in self.jobs.take_waiters(&t.id) {
+            let Some(request) = &w.request else { continue };
+            let mut line = BytesMut::new();
+            wire::write_task_result(&mut line, &self.server, request.as_id(), t);
+            self.jobs.deliver(w.slot, Some(&line), out);
+        }
+    }
+
+    fn handle_batch(&mut self, batch: &Batch<'_>, out: &mut BytesMut) {
         if self.state != State::Legacy(Some(ProtocolVersion::V2025_03_26)) {
-            write_error_null(
+            wire::write_reason(
                 out,
+                None,
                 INVALID_REQUEST,
-                INVALID_REQUEST_MESSAGE,
+                wire::INVALID_REQUEST_MESSAGE,
                 "batches are answered only on sessions that negotiated 2025-03-26",
             );
-            return Outcome::Done;
+            return;
         }
-        let mut ready: Vec<BytesMut> = Vec::new();
-        // The work still to come, each request's guarded by its canceller (a task's
-        // background work has no id and is not cancellable here).
-        let mut pending: Vec<LineFuture> = Vec::new();
-        let mut cancellers: Vec<Option<Canceller>> = Vec::new();
-        let mut elements = Vec::new();
-        for element in batch.iter() {
+        let key = self.jobs.open_batch(batch.iter().count());
+        for (i, element) in batch.iter().enumerate() {
             let mut one = BytesMut::new();
             match element {
-                Err(rejection) => write_rejection(&mut one, rejection),
+                Err(rejection) => wire::write_rejection(&mut one, rejection),
                 Ok(msg) if msg.is_request() && msg.method() == "initialize" => {
                     if let Some(id) = msg.id() {
-                        write_error_reason(
+                        wire::write_reason(
                             &mut one,
-                            id,
+                            Some(id),
                             INVALID_REQUEST,
-                            INVALID_REQUEST_MESSAGE,
+                            wire::INVALID_REQUEST_MESSAGE,
                             "initialize must not be part of a batch",
                         );
                     }
                 }
-                // NB. A cancel inside a batch names an earlier request of this connection: it
-                // is queued for `poll_cancel`. The batch's own requests are cancelled through
-                // `Job::elements`.
-                Ok(msg) => match self.handle_message(&msg, &mut one) {
-                    Outcome::Spawn(job) => match job.id {
-                        Some(id) => {
-                            let c = Canceller::new();
-                            pending.push(Box::pin(c.guard(job.future)));
-                            elements.push((id, c.clone()));
-                            cancellers.push(Some(c));
-                        }
-                        None => {
-                            pending.push(job.future);
-                            cancellers.push(None);
-                        }
-                    },
-                    Outcome::Cancel(id) => self.cancels.push(id),
-                    Outcome::Done => {}
-                },
+                // NB. A cancel inside a batch names a request in flight (of an earlier frame
+                // or of this batch): it acts at once, and a batch it completes is written.
+                Ok(msg) if msg.kind() == MessageKind::Notification => {
+                    self.handle_notification(&msg, out);
+                }
+                Ok(msg) => self.handle_message(&msg, &mut one, Some((key, i))),
             }
             if !one.is_empty() {
-                ready.push(one);
+                self.jobs.fill(key, i, one.freeze());
             }
         }
-        if pending.is_empty() {
-            write_batch(out, ready.iter().map(|b| &b[..]));
-            return Outcome::Done;
-        }
-        let future = async move {
-            let mut lines: Vec<Bytes> = ready.into_iter().map(BytesMut::freeze).collect();
-            // The requests' work runs together, as separate requests' would.
-            let mut done: Vec<Option<Option<Bytes>>> = vec![None; pending.len()];
-            std::future::poll_fn(|cx| {
-                let mut waiting = false;
-                for (work, done) in pending.iter_mut().zip(&mut done) {
-                    if done.is_none() {
-                        match work.as_mut().poll(cx) {
-                            Poll::Ready(line) => *done = Some(line),
-                            Poll::Pending => waiting = true,
-                        }
-                    }
-                }
-                if waiting {
-                    Poll::Pending
-                } else {
-                    Poll::Ready(())
-                }
-            })
-            .await;
-            // A request cancelled before this point gets no entry, even when its work had
-            // already ended: the batch's answer is not out yet.
-            lines.extend(
-                done.into_iter()
-                    .zip(cancellers)
-                    .filter_map(|(line, canceller)| {
-                        if canceller.is_some_and(|c| c.is_cancelled()) {
-                            None
-                        } else {
-                            line.flatten()
-                        }
-                    }),
-            );
-            let mut out = BytesMut::new();
-            write_batch(&mut out, lines.iter().map(|b| &b[..]));
-            (!out.is_empty()).then(|| out.freeze())
-        };
-        Outcome::Spawn(Job {
-            background: false,
-            id: None,
-            future: Box::pin(future),
-            elements,
-        })
+        // Notifications sent while the batch was dispatched go out before its answer.
+        let notes = std::mem::take(self.notes.get_mut());
+        out.extend_from_slice(&notes);
+        self.jobs.close_batch_if_done(key, out);
     }
+}
+
+/// What a task-augmented call runs: work for a job, or an outcome it already has.
+enum TaskWork {
+    Job {
+        job: JobId,
+        work: crate::tools::ToolFuture,
+        signal: CancelSignal,
+        cost: usize,
+    },
+    Ended(Ended),
+}
+
+/// A request's size, for the queue's byte bound.
+fn msg_cost(msg: &Message<'_>) -> usize {
+    msg.params().map_or(0, |p| p.as_str().len())
 }
 
 /// True when the request's `clientCapabilities.extensions` declares the tasks extension.
@@ -639,135 +721,43 @@ fn declares_tasks(msg: &Message<'_>) -> bool {
         .is_some_and(RawJson::is_object)
 }
 
-mod tasks_wire;
-
-/// Writes the answers of a batch as one array line (nothing when there are none).
-fn write_batch<'a>(out: &mut BytesMut, lines: impl Iterator<Item = &'a [u8]>) {
-    let start = out.len();
-    for line in lines {
-        out.put_u8(if out.len() == start { b'[' } else { b',' });
-        out.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
-    }
-    if out.len() > start {
-        out.extend_from_slice(b"]\n");
-    }
-}
-
-fn end_tool_result(
-    server: &Server,
-    out: &mut BytesMut,
-    shape: Shape,
-    structured: Option<&str>,
-    is_error: bool,
-) {
-    out.put_u8(b']');
-    if let Some(s) = structured.filter(|_| shape.structured()) {
-        out.extend_from_slice(br#","structuredContent":"#);
-        encode::write_raw(out, s);
-    }
-    if is_error {
-        out.extend_from_slice(br#","isError":true"#);
-    }
-    if shape.modern() {
-        out.extend_from_slice(server.modern_tail().as_bytes());
-    }
-    out.put_u8(b'}');
-}
-
-fn encode_tool_result(server: &Server, id: Id<'_>, shape: Shape, r: &ToolResult) -> BytesMut {
-    let mut out = BytesMut::new();
-    encode::begin_result(&mut out, id);
-    write_result_object(server, &mut out, shape, r);
-    encode::end_message(&mut out);
-    out
-}
-
-/// Writes an asynchronous handler's result as a tool result object in `shape`.
-fn write_result_object(server: &Server, out: &mut BytesMut, shape: Shape, r: &ToolResult) {
-    out.extend_from_slice(br#"{"content":["#);
-    let mut o = Output::new(out);
-    o.replay(r);
-    let (structured, is_error) = o.finish();
-    end_tool_result(server, out, shape, structured.as_deref(), is_error);
-}
-
-fn internal_error(id: Id<'_>) -> BytesMut {
-    let mut out = BytesMut::new();
-    encode::write_error(&mut out, Some(id), INTERNAL_ERROR, "Internal error", None);
-    out
-}
-
-fn write_rejection(out: &mut BytesMut, r: Rejection<'_>) {
-    let code = r.error.rpc_code();
-    let message = if r.error.is_parse_error() {
-        PARSE_ERROR_MESSAGE
-    } else {
-        INVALID_REQUEST_MESSAGE
-    };
-    write_reason(out, r.id, code, message, r.error.as_str());
-}
-
-fn write_reason(out: &mut BytesMut, id: Option<Id<'_>>, code: i32, message: &str, reason: &str) {
-    let mut data = BytesMut::new();
-    let mut w = JsonWriter::new(&mut data);
-    w.begin_object().key("reason").str(reason).end_object();
-    let data = std::str::from_utf8(&data).unwrap_or("null");
-    encode::write_error(out, id, code, message, Some(data));
-}
-
-fn write_error_reason(out: &mut BytesMut, id: Id<'_>, code: i32, message: &str, reason: &str) {
-    write_reason(out, Some(id), code, message, reason);
-}
-
-fn write_error_null(out: &mut BytesMut, code: i32, message: &str, reason: &str) {
-    write_reason(out, None, code, message, reason);
-}
-
-fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &str) {
-    let mut data = BytesMut::new();
-    let mut w = JsonWriter::new(&mut data);
-    w.begin_object().key("method").str(method).end_object();
-    let data = std::str::from_utf8(&data).unwrap_or("null");
-    encode::write_error(
-        out,
-        Some(id),
-        METHOD_NOT_FOUND,
-        "Method not found",
-        Some(data),
-    );
-}
-
-/// `-32022` with `{supported, requested}`; `requested` is JSON text as sent.
-fn write_unsupported(out: &mut BytesMut, id: Id<'_>, requested: &str) {
-    let mut data = BytesMut::new();
-    let mut w = JsonWriter::new(&mut data);
-    w.begin_object().key("supported").begin_array();
-    for v in ProtocolVersion::MODERN {
-        w.str(v.as_str());
-    }
-    w.end_array().key("requested").raw(requested).end_object();
-    let data = std::str::from_utf8(&data).unwrap_or("null");
-    encode::write_error(
-        out,
-        Some(id),
-        UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version",
-        Some(data),
-    );
-}
-
-/// Polls a future and turns a panic inside it into `Err(())`.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, ()>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(_) => Poll::Ready(Err(())),
+/// The answer of an asynchronous `tools/call` whose work ended.
+fn write_job_answer(out: &mut BytesMut, server: &Server, id: Id<'_>, shape: Shape, end: JobEnd) {
+    match end {
+        JobEnd::Finished(Ok(r)) => {
+            encode::begin_result(out, id);
+            wire::begin_tool_result(out);
+            let mut o = Output::new(out, shape);
+            o.replay(&r);
+            let (structured, is_error) = o.finish();
+            let structured = structured.as_ref().map(|s| s.as_str());
+            wire::end_tool_result(out, server, shape, structured, is_error, None);
+            encode::end_message(out);
         }
+        JobEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
+        JobEnd::Panicked => wire::write_internal_error(out, id),
+    }
+}
+
+/// A tool result kept in the task store: its blocks encoded for `shape`.
+fn stored(shape: Shape, r: &ToolResult) -> Stored {
+    let mut content = BytesMut::new();
+    for (i, c) in r.content.iter().enumerate() {
+        wire::write_block(&mut content, shape, c, i == 0);
+    }
+    Stored {
+        content: String::from_utf8_lossy(&content).into_owned(),
+        structured: r.structured.clone(),
+        is_error: r.is_error,
+    }
+}
+
+/// The status a finished task takes: `isError` is `failed` in the legacy generation and
+/// `completed` in the extension, as each specification says.
+const fn status_of(ended: &Ended, legacy: bool) -> Status {
+    match ended {
+        Ended::Result(r) if r.is_error && legacy => Status::Failed,
+        Ended::Result(_) => Status::Completed,
+        Ended::Error(_) => Status::Failed,
     }
 }

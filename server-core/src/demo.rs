@@ -1,23 +1,33 @@
 //! The demo tools that `janus serve` ships: `echo`, `add`, `fail` and `sleep`.
 
+use crate::ctx::Ctx;
+use crate::json::{Json, RpcError};
 use crate::server::{Server, ServerBuilder};
-use crate::tools::{Args, Call, Output, TaskSupport, ToolResult, ToolSpec};
+use crate::tools::{Args, Output, TaskSupport, ToolSpec};
 use std::sync::Arc;
 
 /// The longest `sleep` accepted, in milliseconds.
 pub const MAX_SLEEP_MS: u64 = 600_000;
 
 /// `echo {text}`: one text block with that text, copied without being decoded.
-pub fn echo(args: Args<'_>, out: &mut Output<'_>) -> Call {
+///
+/// # Errors
+///
+/// Never: a missing text is a result with `isError: true`.
+pub fn echo(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
     match args.get("text") {
         Some(text) if text.is_string() => out.text_json(text),
         _ => out.fail("Invalid arguments for tool echo: text must be a string"),
     };
-    Call::Done
+    Ok(())
 }
 
 /// `add {a, b}`: the sum as text and as `structuredContent {sum}`.
-pub fn add(args: Args<'_>, out: &mut Output<'_>) -> Call {
+///
+/// # Errors
+///
+/// Never: arguments that are not numbers give a result with `isError: true`.
+pub fn add(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
     let sum = match (args.i64("a"), args.i64("b")) {
         (Some(a), Some(b)) => a.checked_add(b).map(|s| s.to_string()),
         _ => match (args.f64("a"), args.f64("b")) {
@@ -25,64 +35,77 @@ pub fn add(args: Args<'_>, out: &mut Output<'_>) -> Call {
             _ => None,
         },
     };
-    match sum {
-        Some(s) => {
+    match sum.and_then(|s| {
+        Json::parse(format!(r#"{{"sum":{s}}}"#))
+            .ok()
+            .map(|j| (s, j))
+    }) {
+        Some((s, structured)) => {
             out.text(&s);
-            out.structured(format!(r#"{{"sum":{s}}}"#));
+            out.structured(structured);
         }
         None => {
             out.fail("Invalid arguments for tool add: a and b must be numbers with a finite sum");
         }
     }
-    Call::Done
+    Ok(())
 }
 
 /// `fail {}`: always a result with `isError: true`.
-pub fn fail(_: Args<'_>, out: &mut Output<'_>) -> Call {
+///
+/// # Errors
+///
+/// Never.
+pub fn fail(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
     out.fail("fail: this tool always fails");
-    Call::Done
+    Ok(())
 }
 
-/// The input schemas and specs of the demo tools.
+/// The specs of the demo tools (`echo`, `add`, `fail`, `sleep`).
 #[must_use]
 pub fn specs() -> Vec<ToolSpec> {
-    let mut echo = ToolSpec::new(
+    const VALID: &str = "the demo tool specs are valid";
+    let read_only = r#"{"readOnlyHint":true,"openWorldHint":false}"#;
+    let echo = ToolSpec::new(
         "echo",
         "Returns its text argument as one text block.",
         r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
-    );
-    echo.title = Some("Echo".into());
-    echo.annotations = Some(r#"{"readOnlyHint":true,"openWorldHint":false}"#.into());
-    let mut add = ToolSpec::new(
+    )
+    .and_then(|s| s.title("Echo").annotations(read_only))
+    .expect(VALID);
+    let add = ToolSpec::new(
         "add",
         "Adds two numbers; returns the sum as text and as structured content.",
         r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
-    );
-    add.title = Some("Add".into());
-    add.output_schema = Some(
-        r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#.into(),
-    );
-    add.annotations = Some(r#"{"readOnlyHint":true,"openWorldHint":false}"#.into());
-    let mut fail = ToolSpec::new(
+    )
+    .and_then(|s| {
+        s.title("Add")
+            .output_schema(r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#)
+    })
+    .and_then(|s| s.annotations(read_only))
+    .expect(VALID);
+    let fail = ToolSpec::new(
         "fail",
         "Always fails: a result with isError true.",
         r#"{"type":"object","additionalProperties":false}"#,
-    );
-    fail.title = Some("Fail".into());
-    let mut sleep = ToolSpec::new(
+    )
+    .expect(VALID)
+    .title("Fail");
+    let sleep = ToolSpec::new(
         "sleep",
         "Waits ms milliseconds, then returns one text block.",
         r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000}},"required":["ms"]}"#,
-    );
-    sleep.title = Some("Sleep".into());
-    sleep.task_support = TaskSupport::Optional;
+    )
+    .expect(VALID)
+    .title("Sleep")
+    .task_support(TaskSupport::Optional);
     vec![echo, add, fail, sleep]
 }
 
 /// The demo server: `echo`, `add`, `fail`, and with the `tokio` feature `sleep`.
 #[must_use]
 pub fn server() -> Arc<Server> {
-    builder().build()
+    builder().build().expect("the demo tool specs are valid")
 }
 
 /// A builder with the demo tools, to configure further.
@@ -96,26 +119,45 @@ pub fn builder() -> ServerBuilder {
         .tool(specs.next().expect("fail spec"), fail);
     #[cfg(feature = "tokio")]
     {
-        b = b.tool(specs.next().expect("sleep spec"), sleep);
+        b = b.async_tool(specs.next().expect("sleep spec"), sleep);
     }
     #[cfg(not(feature = "tokio"))]
     let _ = &mut b;
     b
 }
 
-/// `sleep {ms}`: waits, then answers "slept N ms" (asynchronous: it runs as a job).
+/// `sleep {ms}`: waits, then answers "slept N ms" (asynchronous: it runs as a job). It
+/// reports progress every 100 ms when the request asked for it.
+///
+/// # Errors
+///
+/// Never at once: bad arguments give a result with `isError: true`.
 #[cfg(feature = "tokio")]
-pub fn sleep(args: Args<'_>, out: &mut Output<'_>) -> Call {
-    let Some(ms) = args.i64("ms").and_then(|ms| u64::try_from(ms).ok()) else {
-        out.fail("Invalid arguments for tool sleep: ms must be a non-negative integer");
-        return Call::Done;
-    };
-    if ms > MAX_SLEEP_MS {
-        out.fail("Invalid arguments for tool sleep: ms is at most 600000");
-        return Call::Done;
-    }
-    Call::Later(Box::pin(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-        ToolResult::text(format!("slept {ms} ms"))
+pub fn sleep(ctx: &Ctx<'_>, args: Args<'_>) -> Result<crate::tools::ToolFuture, RpcError> {
+    use crate::tools::ToolResult;
+    let ms = args.i64("ms").and_then(|ms| u64::try_from(ms).ok());
+    let report = ctx.progress_token().is_some();
+    let ctx = ctx.to_owned();
+    Ok(Box::pin(async move {
+        let Some(ms) = ms else {
+            return Ok(ToolResult::error(
+                "Invalid arguments for tool sleep: ms must be a non-negative integer",
+            ));
+        };
+        if ms > MAX_SLEEP_MS {
+            return Ok(ToolResult::error(
+                "Invalid arguments for tool sleep: ms is at most 600000",
+            ));
+        }
+        let step = std::time::Duration::from_millis(100);
+        let end = tokio::time::Instant::now() + std::time::Duration::from_millis(ms);
+        let mut done = 0u64;
+        while report && tokio::time::Instant::now() + step < end {
+            tokio::time::sleep(step).await;
+            done += 100;
+            ctx.progress(done as f64, Some(ms as f64), None);
+        }
+        tokio::time::sleep_until(end).await;
+        Ok(ToolResult::text(format!("slept {ms} ms")))
     }))
 }

@@ -2,12 +2,12 @@
 //!
 //! - [`Connection`]: the sans-IO state machine of one connection. The first request decides
 //!   the era (legacy `initialize` handshake, or the modern 2026-07-28 per-request envelope) and
-//!   locks it; frames go in, encoded answers come out, asynchronous work comes back as a
-//!   [`Job`]. No IO, no clock, no tokio.
+//!   locks it; frames go in, encoded answers come out, and asynchronous work is handed out as
+//!   [`Action`]s whose ends come back as events ([`jobs`]). No IO, no clock, no tokio.
 //! - [`Server`]: identity and tools, shared by all connections; the parts of answers that
 //!   never change are encoded once.
-//! - [`tools`]: the handler trait; a handler answers inline (no task spawned) or with a
-//!   future.
+//! - [`tools`]: the two kinds of handler (inline, or a future), their [`Ctx`], arguments and
+//!   results with every [`content`] type; [`Json`] is JSON text checked where it is given.
 //! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
 //! - `serve` (feature `tokio`): the driver over stdio, TCP or any byte stream, with
 //!   pipelining, cancellation and backpressure.
@@ -33,16 +33,24 @@
 //! - `tokio` (default): the `serve` driver and the asynchronous demo tool `sleep`.
 
 pub mod connection;
+pub mod content;
+pub mod ctx;
 pub mod demo;
+pub mod jobs;
+pub mod json;
 pub mod server;
 pub mod tasks;
 pub mod tools;
+mod wire;
 
 #[cfg(feature = "tokio")]
 pub mod serve;
 #[cfg(all(feature = "tokio", unix))]
 mod stdio;
 
-pub use connection::{Canceller, Connection, Job, Outcome};
+pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
+pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};
 pub use janus_codec as codec;
+pub use jobs::{Action, JobEnd};
+pub use json::{Json, RpcError};
 pub use server::Server;

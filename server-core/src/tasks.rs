@@ -16,11 +16,9 @@
 //! - time comes from the caller (`now_ms`, milliseconds since the Unix epoch): the store reads
 //!   no clock.
 
+use crate::json::{Json, RpcError};
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Mutex, MutexGuard};
 
 /// The most tasks one store keeps at once.
 pub const MAX_TASKS: usize = 1024;
@@ -76,18 +74,24 @@ impl Status {
     }
 }
 
+/// A tool result kept for later: its content blocks as encoded, and the rest of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The content blocks, encoded for the task's revision and joined with commas.
+    pub content: String,
+    /// `structuredContent`.
+    pub structured: Option<Json>,
+    /// Whether the tool reported a failure (`isError: true`).
+    pub is_error: bool,
+}
+
 /// How a task's work ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// A result object (JSON text); `is_error` when it is a tool result with `isError: true`.
-    Result {
-        /// The result object, as JSON text.
-        json: String,
-        /// Whether the tool reported a failure.
-        is_error: bool,
-    },
-    /// A JSON-RPC error object (JSON text).
-    Error(String),
+    /// A tool result.
+    Result(Stored),
+    /// A JSON-RPC error.
+    Error(RpcError),
 }
 
 /// A snapshot of one task.
@@ -119,11 +123,10 @@ struct Inner {
     /// Task ids in creation order, for listing.
     order: VecDeque<String>,
     next: u64,
-    waiters: HashMap<String, Vec<Waker>>,
 }
 
-/// The tasks of one connection. Shared (`Arc`) between the connection and the jobs that run
-/// the tasks' work.
+/// The tasks of one connection (the seam for a store shared by replicas later: every call
+/// takes the time from the caller and the store reads no clock).
 #[derive(Default)]
 pub struct TaskStore {
     inner: Mutex<Inner>,
@@ -204,29 +207,7 @@ impl TaskStore {
                 task.outcome = outcome;
             }
         }
-        let snapshot = task.clone();
-        if snapshot.status.is_terminal() {
-            for w in inner.waiters.remove(id).unwrap_or_default() {
-                w.wake();
-            }
-        }
-        Some((snapshot, changed))
-    }
-
-    /// Registers `waker` to be woken when the task becomes terminal; false when it already is
-    /// (or is gone).
-    fn watch(&self, id: &str, waker: &Waker) -> bool {
-        let mut inner = self.lock();
-        match inner.tasks.get(id) {
-            Some(t) if !t.status.is_terminal() => {
-                let list = inner.waiters.entry(id.to_owned()).or_default();
-                if !list.iter().any(|w| w.will_wake(waker)) {
-                    list.push(waker.clone());
-                }
-                true
-            }
-            _ => false,
-        }
+        Some((task.clone(), changed))
     }
 
     /// The status of task `id`, if it is known.
@@ -268,14 +249,6 @@ impl TaskStore {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-
-    /// Resolves once the task is terminal (or gone), with its final state.
-    pub fn terminal(self: &Arc<Self>, id: String) -> Terminal {
-        Terminal {
-            store: Arc::clone(self),
-            id,
-        }
-    }
 }
 
 /// Drops terminal tasks whose time to live has run out.
@@ -293,61 +266,6 @@ fn purge(inner: &mut Inner, now_ms: u64) {
         inner.tasks.remove(id);
     }
     inner.order.retain(|id| !expired.contains(id));
-}
-
-/// The future of [`TaskStore::terminal`].
-pub struct Terminal {
-    store: Arc<TaskStore>,
-    id: String,
-}
-
-impl Future for Terminal {
-    type Output = Option<Task>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if self.store.watch(&self.id, cx.waker()) {
-            return Poll::Pending;
-        }
-        Poll::Ready(self.store.lock().tasks.get(&self.id).cloned())
-    }
-}
-
-/// Runs a task's work until it finishes or the task is cancelled (then the work is dropped,
-/// which stops it). Yields the work's output, or `None` when cancelled.
-pub struct Run<F> {
-    store: Arc<TaskStore>,
-    id: String,
-    work: Pin<Box<F>>,
-}
-
-impl<F: Future> Run<F> {
-    /// Wraps `work` of task `id`.
-    pub fn new(store: &Arc<TaskStore>, id: String, work: F) -> Self {
-        Self {
-            store: Arc::clone(store),
-            id,
-            work: Box::pin(work),
-        }
-    }
-}
-
-impl<F: Future> Future for Run<F> {
-    type Output = Option<F::Output>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if self.store.status(&self.id) != Some(Status::Working) {
-            return Poll::Ready(None);
-        }
-        if let Poll::Ready(v) = self.work.as_mut().poll(cx) {
-            return Poll::Ready(Some(v));
-        }
-        // A cancel wakes this future, which then drops the work.
-        let (store, id) = (Arc::clone(&self.store), self.id.clone());
-        if !store.watch(&id, cx.waker()) {
-            return Poll::Ready(None);
-        }
-        Poll::Pending
-    }
 }
 
 /// Writes `ms` since the Unix epoch as an RFC 3339 UTC timestamp with milliseconds.
@@ -390,10 +308,11 @@ mod tests {
         let s = TaskStore::default();
         let t = s.create(1_000, Some(10_000)).unwrap();
         assert_eq!(t.status, Status::Working);
-        let done = Outcome::Result {
-            json: "{}".into(),
+        let done = Outcome::Result(Stored {
+            content: String::new(),
+            structured: None,
             is_error: false,
-        };
+        });
         let (t2, changed) = s
             .advance(&t.id, 2_000, Status::Completed, Some(done.clone()))
             .unwrap();

@@ -1,18 +1,31 @@
-//! Tools: their specs, the handler trait, arguments and results.
+//! Tools: their specs, the two kinds of handler, arguments and results.
 //!
-//! A handler writes its result straight into the response buffer through [`Output`] when it
-//! can answer at once ([`Call::Done`], no task spawned), or returns a future that produces a
-//! [`ToolResult`] ([`Call::Later`]).
-//! A failure the model should see is a result with `isError: true` ([`Output::fail`]).
-//! A panic is caught by the connection and answered `-32603` without internals.
+//! - A [`Tool`] answers inline: it writes its result straight into the response buffer
+//!   through [`Output`], and no task is spawned (the hot path: `echo` costs no allocation).
+//! - An [`AsyncTool`] checks its arguments, copies what it needs, and returns a future of a
+//!   [`ToolResult`]; the driver runs it as a job.
+//!
+//! The two are separate types, so nothing a handler writes can be dropped: an inline handler
+//! has only its [`Output`], an asynchronous one only its future.
+//! Either may answer with a JSON-RPC error ([`RpcError`], `-32602` for arguments it rejects,
+//! say) instead of a result; a failure the model should see is a result with
+//! `isError: true` ([`Output::fail`], [`ToolResult::error`]).
+//! A panic is caught (by the connection for an inline handler, by the driver for a future)
+//! and answered `-32603` without internals.
+//!
+//! Every handler gets a [`Ctx`]: the request id, the revision, the client's capabilities and
+//! info, progress and log sinks, and (through [`Ctx::to_owned`]) a cancellation signal.
 
+use crate::content::Content;
+use crate::ctx::{BoxFuture, Ctx};
+use crate::json::{Json, RpcError};
+use crate::wire::{self, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
 use std::borrow::Cow;
-use std::future::Future;
-use std::pin::Pin;
 
-/// Whether a tool can run as a task (legacy 2025-11-25 `execution.taskSupport`).
+/// Whether a tool can run as a task (legacy 2025-11-25 `execution.taskSupport`, and the
+/// modern tasks extension).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TaskSupport {
     /// Never as a task (the default).
@@ -36,7 +49,7 @@ impl TaskSupport {
     }
 }
 
-/// What `tools/list` says of a tool. Schemas and annotations are kept as raw JSON text.
+/// What `tools/list` says of a tool. Schemas and annotations are checked JSON ([`Json`]).
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
     /// The name clients call it by.
@@ -45,29 +58,137 @@ pub struct ToolSpec {
     pub title: Option<String>,
     /// What it does.
     pub description: Option<String>,
-    /// Its input JSON Schema, as JSON text.
-    pub input_schema: String,
-    /// Its output JSON Schema, as JSON text (2025-06-18 and later).
-    pub output_schema: Option<String>,
-    /// Its annotations object, as JSON text (2025-03-26 and later).
-    pub annotations: Option<String>,
+    /// Its input JSON Schema: an object schema (`"type":"object"`).
+    pub input_schema: Json,
+    /// Its output JSON Schema (2025-06-18 and later): an object schema.
+    pub output_schema: Option<Json>,
+    /// Its annotations object (2025-03-26 and later): `readOnlyHint`, `destructiveHint`...
+    pub annotations: Option<Json>,
     /// Whether it can run as a task.
     pub task_support: TaskSupport,
 }
 
+/// Why a tool's spec cannot be registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError {
+    /// The tool's name.
+    pub tool: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tool {:?}: {}", self.tool, self.reason)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
 impl ToolSpec {
-    /// A spec with a name, a description and an input schema; the rest empty.
-    #[must_use]
-    pub fn new(name: &str, description: &str, input_schema: &str) -> Self {
-        Self {
+    /// A spec with a name, a description and an input schema (JSON text); the rest empty.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] when the schema is not JSON, or not an object schema.
+    pub fn new(name: &str, description: &str, input_schema: &str) -> Result<Self, SpecError> {
+        let spec = Self {
             name: name.to_owned(),
             title: None,
             description: Some(description.to_owned()),
-            input_schema: input_schema.to_owned(),
+            input_schema: Json::parse(input_schema).map_err(|e| SpecError {
+                tool: name.to_owned(),
+                reason: format!("inputSchema is {e}"),
+            })?,
             output_schema: None,
             annotations: None,
             task_support: TaskSupport::Forbidden,
+        };
+        spec.check()?;
+        Ok(spec)
+    }
+
+    /// Sets the title.
+    #[must_use]
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = Some(title.to_owned());
+        self
+    }
+
+    /// Sets the output schema (JSON text).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] when it is not JSON, or not an object schema.
+    pub fn output_schema(mut self, schema: &str) -> Result<Self, SpecError> {
+        self.output_schema = Some(self.json("outputSchema", schema)?);
+        self.check()?;
+        Ok(self)
+    }
+
+    /// Sets the annotations object (JSON text).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] when it is not a JSON object.
+    pub fn annotations(mut self, annotations: &str) -> Result<Self, SpecError> {
+        self.annotations = Some(self.json("annotations", annotations)?);
+        self.check()?;
+        Ok(self)
+    }
+
+    /// Sets whether the tool can run as a task.
+    #[must_use]
+    pub const fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    fn json(&self, field: &str, text: &str) -> Result<Json, SpecError> {
+        Json::parse(text).map_err(|e| self.error(format!("{field} is {e}")))
+    }
+
+    fn error(&self, reason: String) -> SpecError {
+        SpecError {
+            tool: self.name.clone(),
+            reason,
         }
+    }
+
+    /// Checks what the specification requires of a tool description: a name, object schemas,
+    /// an annotations object.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] naming the first thing wrong.
+    pub fn check(&self) -> Result<(), SpecError> {
+        if self.name.is_empty() {
+            return Err(self.error("the name is empty".into()));
+        }
+        let is_object_schema = |j: &Json| {
+            RawJson::new_unchecked(j.as_str())
+                .get("type")
+                .and_then(RawJson::as_string)
+                .is_some_and(|t| t == "object")
+        };
+        if !self.input_schema.is_object() || !is_object_schema(&self.input_schema) {
+            return Err(
+                self.error(r#"inputSchema must be an object schema ("type":"object")"#.into())
+            );
+        }
+        if let Some(s) = &self.output_schema
+            && (!s.is_object() || !is_object_schema(s))
+        {
+            return Err(
+                self.error(r#"outputSchema must be an object schema ("type":"object")"#.into())
+            );
+        }
+        if let Some(a) = &self.annotations
+            && !a.is_object()
+        {
+            return Err(self.error("annotations must be a JSON object".into()));
+        }
+        Ok(())
     }
 }
 
@@ -126,23 +247,38 @@ impl<'buf> Args<'buf> {
     pub fn to_value(&self) -> Option<simd_json::OwnedValue> {
         janus_codec::dom::to_owned_value(self.raw?.as_str()).ok()
     }
+
+    /// The arguments deserialised into `T` (feature `serde`); no arguments read as `{}`.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` naming what does not fit `T`.
+    #[cfg(feature = "serde")]
+    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, RpcError> {
+        let text = self.raw.map_or("{}", |r| r.as_str());
+        serde_json::from_str(text)
+            .map_err(|e| RpcError::invalid_params(format!("Invalid arguments: {e}")))
+    }
 }
 
-/// The writer of a `tools/call` result, handed to a handler that answers at once.
+/// The writer of a `tools/call` result, handed to a handler that answers inline.
 ///
-/// Content blocks go straight into the response buffer; the connection writes the rest of the
-/// result (`structuredContent`, `isError`, and the fields of the negotiated revision).
+/// Content blocks go straight into the response buffer in the request's revision; the
+/// connection writes the rest of the result (`structuredContent`, `isError`, the modern
+/// stamp).
 pub struct Output<'a> {
     out: &'a mut BytesMut,
+    shape: Shape,
     blocks: usize,
-    structured: Option<String>,
+    structured: Option<Json>,
     is_error: bool,
 }
 
 impl<'a> Output<'a> {
-    pub(crate) fn new(out: &'a mut BytesMut) -> Self {
+    pub(crate) const fn new(out: &'a mut BytesMut, shape: Shape) -> Self {
         Self {
             out,
+            shape,
             blocks: 0,
             structured: None,
             is_error: false,
@@ -180,8 +316,16 @@ impl<'a> Output<'a> {
         self
     }
 
-    /// Sets `structuredContent` (JSON text). Written only for revisions that have it.
-    pub fn structured(&mut self, json: String) -> &mut Self {
+    /// Adds any content block (image, audio, `resource_link`, embedded resource, annotated
+    /// text), in the request's revision.
+    pub fn content(&mut self, c: &Content) -> &mut Self {
+        wire::write_block(self.out, self.shape, c, self.blocks == 0);
+        self.blocks += 1;
+        self
+    }
+
+    /// Sets `structuredContent` (any JSON value). Written only for revisions that have it.
+    pub fn structured(&mut self, json: Json) -> &mut Self {
         self.structured = Some(json);
         self
     }
@@ -193,30 +337,31 @@ impl<'a> Output<'a> {
         self.text(message)
     }
 
-    /// Writes a whole [`ToolResult`] (from an asynchronous handler).
-    pub fn replay(&mut self, r: &ToolResult) {
-        for t in &r.texts {
-            self.text(t);
+    /// Writes the blocks of a whole [`ToolResult`] and takes its other fields.
+    pub fn replay(&mut self, r: &ToolResult) -> &mut Self {
+        for c in &r.content {
+            self.content(c);
         }
         if let Some(s) = &r.structured {
             self.structured = Some(s.clone());
         }
         self.is_error |= r.is_error;
+        self
     }
 
     /// Ends the block list; returns `structuredContent` and whether it is an error.
-    pub(crate) fn finish(self) -> (Option<String>, bool) {
+    pub(crate) fn finish(self) -> (Option<Json>, bool) {
         (self.structured, self.is_error)
     }
 }
 
 /// The result of an asynchronous handler.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolResult {
-    /// Text blocks, in order.
-    pub texts: Vec<String>,
-    /// `structuredContent`, as JSON text.
-    pub structured: Option<String>,
+    /// Content blocks, in order.
+    pub content: Vec<Content>,
+    /// `structuredContent`.
+    pub structured: Option<Json>,
     /// True for a failure the model should see.
     pub is_error: bool,
 }
@@ -226,45 +371,81 @@ impl ToolResult {
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
         Self {
-            texts: vec![text.into()],
+            content: vec![Content::text(text)],
             ..Self::default()
         }
     }
 
-    /// A failure with a message.
+    /// A failure the model should see, with a message.
     #[must_use]
     pub fn error(message: impl Into<String>) -> Self {
         Self {
-            texts: vec![message.into()],
+            content: vec![Content::text(message)],
             structured: None,
             is_error: true,
         }
     }
+
+    /// Adds a content block.
+    #[must_use]
+    pub fn with(mut self, c: Content) -> Self {
+        self.content.push(c);
+        self
+    }
+
+    /// Sets `structuredContent`.
+    #[must_use]
+    pub fn with_structured(mut self, json: Json) -> Self {
+        self.structured = Some(json);
+        self
+    }
 }
 
-/// A boxed, sendable future of a tool result.
-pub type ToolFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
+/// The future of an asynchronous handler.
+pub type ToolFuture = BoxFuture<Result<ToolResult, RpcError>>;
 
-/// What a handler did with a call.
-pub enum Call {
-    /// The result was written to the [`Output`].
-    Done,
-    /// The result comes later; nothing written to the [`Output`] is kept.
-    Later(ToolFuture),
-}
-
-/// A tool's handler.
+/// A handler that answers inline, writing into the response.
 pub trait Tool: Send + Sync + 'static {
-    /// Answers a call: write the result into `out` and return [`Call::Done`], or return
-    /// [`Call::Later`] with a future.
-    fn call(&self, args: Args<'_>, out: &mut Output<'_>) -> Call;
+    /// Answers a call into `out`, or with a JSON-RPC error (what was written to `out` is
+    /// then replaced by the error).
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets instead of a result.
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError>;
 }
 
 impl<F> Tool for F
 where
-    F: Fn(Args<'_>, &mut Output<'_>) -> Call + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, Args<'_>, &mut Output<'_>) -> Result<(), RpcError> + Send + Sync + 'static,
 {
-    fn call(&self, args: Args<'_>, out: &mut Output<'_>) -> Call {
-        self(args, out)
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+        self(ctx, args, out)
     }
+}
+
+/// A handler whose answer comes later: it returns a future, which the driver runs as a job.
+pub trait AsyncTool: Send + Sync + 'static {
+    /// Starts a call: read and check the arguments, copy what the work needs (and
+    /// [`Ctx::to_owned`] for progress, logs and cancellation), and return the work.
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets at once, with no job run.
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError>;
+}
+
+impl<F> AsyncTool for F
+where
+    F: Fn(&Ctx<'_>, Args<'_>) -> Result<ToolFuture, RpcError> + Send + Sync + 'static,
+{
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+        self(ctx, args)
+    }
+}
+
+/// A tool's handler, of either kind.
+pub(crate) enum Handler {
+    Inline(Box<dyn Tool>),
+    Async(Box<dyn AsyncTool>),
 }

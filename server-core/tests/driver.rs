@@ -2,9 +2,10 @@
 //! Every test is bounded in count and time and stops by itself.
 
 use janus_server_core::demo;
-use janus_server_core::serve::{Config, serve_stream, serve_tcp};
+use janus_server_core::serve::{Config, Shutdown, serve_stream, serve_stream_until, serve_tcp};
 use janus_server_core::server::Server;
-use janus_server_core::tools::{Call, ToolSpec};
+use janus_server_core::tools::{Args, Output, ToolFuture, ToolSpec};
+use janus_server_core::{Ctx, RpcError};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -220,25 +221,26 @@ async fn requests_in_flight_at_end_of_input_are_answered_before_serve_returns() 
 
 #[tokio::test]
 async fn a_panicking_tool_is_an_internal_error_and_the_connection_goes_on() {
+    fn boom(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), RpcError> {
+        panic!("secret internals")
+    }
+    fn boom_later(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+        Ok(Box::pin(async {
+            tokio::task::yield_now().await;
+            panic!("secret internals")
+        }))
+    }
     let server = demo::builder()
         .tool(
-            ToolSpec::new("boom", "panics", r#"{"type":"object"}"#),
-            |_: janus_server_core::tools::Args<'_>,
-             _: &mut janus_server_core::tools::Output<'_>|
-             -> Call { panic!("secret internals") },
+            ToolSpec::new("boom", "panics", r#"{"type":"object"}"#).unwrap(),
+            boom,
         )
-        .tool(
-            ToolSpec::new("boom-later", "panics later", r#"{"type":"object"}"#),
-            |_: janus_server_core::tools::Args<'_>,
-             _: &mut janus_server_core::tools::Output<'_>|
-             -> Call {
-                Call::Later(Box::pin(async {
-                    tokio::task::yield_now().await;
-                    panic!("secret internals")
-                }))
-            },
+        .async_tool(
+            ToolSpec::new("boom-later", "panics later", r#"{"type":"object"}"#).unwrap(),
+            boom_later,
         )
-        .build();
+        .build()
+        .unwrap();
     let (client, task) = start(server, Config::default(), 64 * 1024);
     let (r, mut w) = tokio::io::split(client);
     w.write_all(call(1, "boom", "{}").as_bytes()).await.unwrap();
@@ -278,9 +280,10 @@ async fn an_oversize_line_is_refused_and_the_next_line_is_served() {
 }
 
 #[tokio::test]
-async fn a_flood_of_slow_requests_pauses_reading_at_the_in_flight_limit() {
+async fn a_flood_of_slow_requests_pauses_reading_at_the_queue_bound() {
     let config = Config {
         max_in_flight: 4,
+        max_queued_bytes: 64 * 1024,
         ..Config::default()
     };
     // A small pipe: what the server does not read stays with the writer.
@@ -299,7 +302,12 @@ async fn a_flood_of_slow_requests_pauses_reading_at_the_in_flight_limit() {
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     let n = written.load(std::sync::atomic::Ordering::Relaxed);
-    // 4 requests in flight, the decoder's read buffer and the pipe: far below the 100k.
+    // Past the 4 running, the queue holds about 64 KiB of work (some 200 requests), then
+    // reading pauses: far below the 100k requests.
+    assert!(
+        n > 4 * 150,
+        "the server read beyond its running jobs: {n} bytes"
+    );
     assert!(
         n < 256 * 1024,
         "the server kept reading: {n} bytes accepted"
@@ -308,6 +316,125 @@ async fn a_flood_of_slow_requests_pauses_reading_at_the_in_flight_limit() {
     flood.abort();
     drop(r);
     task.abort();
+}
+
+#[tokio::test]
+async fn cancels_behind_a_full_set_of_running_jobs_act_at_once() {
+    // The hostile client of the core issue: more long sleeps than may run, then a cancel of
+    // every one. Every cancel is heard at once, and the connection serves on.
+    let config = Config {
+        max_in_flight: 16,
+        ..Config::default()
+    };
+    let (client, task) = start(demo::server(), config, 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let writer = tokio::spawn(async move {
+        let mut text = String::new();
+        for i in 0..2_000u64 {
+            text.push_str(&call(i, "sleep", r#"{"ms":600000}"#));
+        }
+        for i in 0..2_000u64 {
+            text.push_str(&cancelled(i));
+        }
+        text.push_str(&echo(5_000, "after"));
+        w.write_all(text.as_bytes()).await.unwrap();
+        w.shutdown().await.unwrap();
+    });
+    // Only the echo is answered, well before any sleep could end, and the end of input then
+    // ends the connection: nothing was left in flight.
+    let answers = timeout(Duration::from_secs(10), read_lines(r, 1))
+        .await
+        .expect("the cancels were heard at once");
+    assert_eq!(answers[0]["id"], 5_000);
+    timeout(Duration::from_secs(10), task)
+        .await
+        .expect("nothing was left in flight")
+        .unwrap()
+        .unwrap();
+    writer.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_zero_in_flight_limit_is_an_error_not_a_panic() {
+    let (client, server) = tokio::io::duplex(1024);
+    let (r, w) = tokio::io::split(server);
+    let config = Config {
+        max_in_flight: 0,
+        ..Config::default()
+    };
+    let err = serve_stream(demo::server(), r, w, &config)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("max_in_flight"), "{err}");
+    drop(client);
+}
+
+#[tokio::test]
+async fn a_shutdown_stops_reading_and_finishes_what_is_in_flight() {
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (r, w) = tokio::io::split(server);
+    let shutdown = Shutdown::new();
+    let task = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { serve_stream_until(demo::server(), r, w, &Config::default(), &shutdown).await }
+    });
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(1, "sleep", r#"{"ms":200}"#).as_bytes())
+        .await
+        .unwrap();
+    w.write_all(echo(2, "first").as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(r).lines();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["id"], 2);
+    shutdown.trigger();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Written after the shutdown: never read.
+    let _ = w.write_all(echo(3, "late").as_bytes()).await;
+    let last: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(last["id"], 1, "the sleep in flight is finished: {last}");
+    timeout(Duration::from_secs(5), task)
+        .await
+        .expect("serve ends once the sleep is answered")
+        .unwrap()
+        .unwrap();
+    assert!(
+        lines.next_line().await.unwrap().is_none(),
+        "nothing after the drain"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shutdown_gives_up_on_work_still_running_after_the_drain_time() {
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (r, w) = tokio::io::split(server);
+    let shutdown = Shutdown::new();
+    let config = Config {
+        drain: Duration::from_secs(2),
+        ..Config::default()
+    };
+    let task = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { serve_stream_until(demo::server(), r, w, &config, &shutdown).await }
+    });
+    let (r, mut w) = tokio::io::split(client);
+    w.write_all(call(1, "sleep", r#"{"ms":600000}"#).as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    shutdown.trigger();
+    let started = tokio::time::Instant::now();
+    task.await.unwrap().unwrap();
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+    let mut lines = BufReader::new(r).lines();
+    assert!(
+        lines.next_line().await.unwrap().is_none(),
+        "the sleep is not answered"
+    );
 }
 
 #[tokio::test]
@@ -335,7 +462,11 @@ async fn a_client_that_goes_away_ends_the_connection_cleanly() {
 async fn tcp_serves_concurrent_connections_of_both_eras() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let accept = tokio::spawn(serve_tcp(demo::server(), listener, Config::default()));
+    let shutdown = Shutdown::new();
+    let accept = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { serve_tcp(demo::server(), listener, Config::default(), &shutdown).await }
+    });
     let mut clients = Vec::new();
     for c in 0..4u64 {
         clients.push(tokio::spawn(async move {
@@ -374,5 +505,10 @@ async fn tcp_serves_concurrent_connections_of_both_eras() {
     for c in clients {
         timeout(Duration::from_secs(30), c).await.unwrap().unwrap();
     }
-    accept.abort();
+    shutdown.trigger();
+    timeout(Duration::from_secs(5), accept)
+        .await
+        .expect("the listener drains and ends after a shutdown")
+        .unwrap()
+        .unwrap();
 }

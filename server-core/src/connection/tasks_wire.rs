@@ -1,19 +1,24 @@
 //! Tasks on the wire: task-augmented `tools/call` and the `tasks/*` methods of both
-//! generations (`decisions.md`, "Tasks"). The store itself is [`crate::tasks`].
+//! generations (`decisions.md`, "Tasks"). The store is [`crate::tasks`], the shapes
+//! [`crate::wire`], and a task's running work a job of the connection's book.
 
-use super::{
-    CatchUnwind, Connection, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Job,
-    METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Outcome, Output, TASKS_REQUIRED, declares_tasks,
-    end_tool_result,
-};
-use crate::server::{Server, Shape};
-use crate::tasks::{self, Outcome as Ended, Status, StoreFull, Task, TaskStore};
-use crate::tools::{Args, Call, TaskSupport, Tool, ToolResult};
+use super::{Connection, TASKS_REQUIRED, TaskWork, declares_tasks, status_of};
+use crate::jobs::{Kind, NewJob, Slot};
+use crate::json::Json;
+use crate::tasks::{self, StoreFull};
+use crate::tools::TaskSupport;
+use crate::wire::{self, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
-use janus_codec::{Id, Message, ProtocolVersion, RawJson};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
+use janus_codec::{
+    INVALID_PARAMS, Id, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, ProtocolVersion,
+    RawJson,
+};
+
+/// The code of an answer refused because a server resource is at its limit (the task store):
+/// the request may succeed later, once the client has let tasks end. Outside the ranges that
+/// JSON-RPC and MCP reserve, so it means nothing else.
+pub const LIMIT_REACHED: i32 = -31000;
 
 /// How a `tools/call` runs as a task.
 #[derive(Debug, Clone, Copy)]
@@ -60,119 +65,85 @@ impl Refusal {
     }
 }
 
-const RELATED_TASK_KEY: &str = "io.modelcontextprotocol/related-task";
+/// Whether this `tools/call` runs as a task, per its era and the tool's `taskSupport`.
+pub(super) fn task_mode(
+    msg: &Message<'_>,
+    shape: Shape,
+    support: TaskSupport,
+) -> Result<Option<TaskMode>, Refusal> {
+    if shape.modern() {
+        return match (declares_tasks(msg), support) {
+            (true, TaskSupport::Optional | TaskSupport::Required) => Ok(Some(TaskMode::Modern)),
+            (false, TaskSupport::Required) => Err(Refusal::MissingExtension),
+            _ => Ok(None),
+        };
+    }
+    if shape.version != ProtocolVersion::V2025_11_25 {
+        return Ok(None);
+    }
+    match (msg.param("task").filter(|t| t.is_object()), support) {
+        (Some(_), TaskSupport::Forbidden) => Err(Refusal::ForbiddenAsTask),
+        (Some(t), _) => Ok(Some(TaskMode::Legacy {
+            ttl: t.get("ttl").and_then(|v| v.as_str().parse::<u64>().ok()),
+        })),
+        (None, TaskSupport::Required) => Err(Refusal::RequiredTask),
+        (None, _) => Ok(None),
+    }
+}
 
 impl Connection {
-    /// Whether this `tools/call` runs as a task, per its era and the tool's `taskSupport`.
-    pub(super) fn task_mode(
-        &self,
-        msg: &Message<'_>,
-        shape: Shape,
-        support: TaskSupport,
-    ) -> Result<Option<TaskMode>, Refusal> {
-        if shape.modern() {
-            return match (declares_tasks(msg), support) {
-                (true, TaskSupport::Optional | TaskSupport::Required) => Ok(Some(TaskMode::Modern)),
-                (false, TaskSupport::Required) => Err(Refusal::MissingExtension),
-                _ => Ok(None),
-            };
-        }
-        if shape.version != ProtocolVersion::V2025_11_25 {
-            return Ok(None);
-        }
-        match (msg.param("task").filter(|t| t.is_object()), support) {
-            (Some(_), TaskSupport::Forbidden) => Err(Refusal::ForbiddenAsTask),
-            (Some(t), _) => Ok(Some(TaskMode::Legacy {
-                ttl: t.get("ttl").and_then(|v| v.as_str().parse::<u64>().ok()),
-            })),
-            (None, TaskSupport::Required) => Err(Refusal::RequiredTask),
-            (None, _) => Ok(None),
-        }
-    }
-
-    /// Runs a tool call as a task: creates it, answers with the task, and runs the work (at
-    /// once for an inline handler, as a job otherwise).
+    /// Runs a tool call as a task: creates it, runs its work as a background job (or takes
+    /// the outcome it already has), and answers with the task.
     pub(super) fn task_call(
-        &self,
+        &mut self,
         id: Id<'_>,
-        tool: &dyn Tool,
-        args: Option<RawJson<'_>>,
         shape: Shape,
         mode: TaskMode,
+        work: TaskWork,
         out: &mut BytesMut,
-    ) -> Outcome {
+    ) {
         let legacy = matches!(mode, TaskMode::Legacy { .. });
         let ttl = match mode {
             TaskMode::Legacy { ttl } => ttl,
             TaskMode::Modern => None,
         };
-        let now = self.server.now_ms();
+        let now = self.now_ms;
         let task = match self.tasks.create(now, ttl) {
             Ok(t) => t,
             Err(StoreFull) => {
-                let message = format!(
-                    "Task limit reached: a connection keeps at most {} tasks",
-                    tasks::MAX_TASKS
-                );
-                encode::write_error(out, Some(id), INTERNAL_ERROR, &message, None);
-                return Outcome::Done;
+                write_limit_reached(out, id);
+                return;
             }
         };
-        let mut scratch = BytesMut::new();
-        scratch.extend_from_slice(br#"{"content":["#);
-        let called = catch_unwind(AssertUnwindSafe(|| {
-            let mut o = Output::new(&mut scratch);
-            let call = tool.call(Args::new(args), &mut o);
-            (call, o.finish())
-        }));
-        let outcome = match called {
-            Ok((Call::Done, (structured, is_error))) => {
-                end_tool_result(
-                    &self.server,
-                    &mut scratch,
-                    shape,
-                    structured.as_deref(),
-                    is_error,
-                );
-                let json = String::from_utf8_lossy(&scratch).into_owned();
-                let ended = Ended::Result { json, is_error };
-                self.tasks
-                    .advance(&task.id, now, status_of(&ended, legacy), Some(ended));
-                Outcome::Done
+        match work {
+            TaskWork::Job {
+                job,
+                work,
+                signal,
+                cost,
+            } => {
+                let new = NewJob {
+                    request: None,
+                    slot: None,
+                    kind: Kind::Task {
+                        task: task.id.clone(),
+                        shape,
+                        legacy,
+                    },
+                    signal: Some(signal),
+                    cost,
+                };
+                self.jobs.start(job, new, work);
             }
-            Ok((Call::Later(work), _)) => Outcome::Spawn(Job {
-                elements: Vec::new(),
-                id: None,
-                background: true,
-                future: Box::pin(run_task(
-                    Arc::clone(&self.tasks),
-                    Arc::clone(&self.server),
-                    task.id.clone(),
-                    shape,
-                    legacy,
-                    work,
-                )),
-            }),
-            Err(_) => {
-                let ended = Ended::Error(internal_error_object());
-                self.tasks
-                    .advance(&task.id, now, Status::Failed, Some(ended));
-                Outcome::Done
+            TaskWork::Ended(ended) => {
+                let status = status_of(&ended, legacy);
+                self.tasks.advance(&task.id, now, status, Some(ended));
             }
-        };
+        }
         let current = self.tasks.get(&task.id, now).unwrap_or(task);
         encode::begin_result(out, id);
-        if legacy {
-            out.extend_from_slice(br#"{"task":"#);
-            write_task(out, &current, true);
-            out.put_u8(b'}');
-        } else {
-            write_task(out, &current, false);
-            out.truncate(out.len() - 1);
-            write_modern_tail(out, &self.server, "task");
-        }
+        wire::write_created_task(out, &self.server, shape, &current);
         encode::end_message(out);
-        outcome
     }
 
     /// `tasks/*` on a 2025-11-25 session.
@@ -181,8 +152,9 @@ impl Connection {
         id: Id<'_>,
         msg: &Message<'_>,
         out: &mut BytesMut,
-    ) -> Outcome {
-        let now = self.server.now_ms();
+        slot: Slot,
+    ) {
+        let now = self.now_ms;
         if msg.method() == "tasks/list" {
             let cursor = match msg.param("cursor").filter(|c| !c.is_null()) {
                 None => 0,
@@ -190,7 +162,7 @@ impl Connection {
                     Some(n) => n,
                     None => {
                         encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
-                        return Outcome::Done;
+                        return;
                     }
                 },
             };
@@ -201,7 +173,7 @@ impl Connection {
                 if i > 0 {
                     out.put_u8(b',');
                 }
-                write_task(out, t, true);
+                wire::write_legacy_task(out, t);
             }
             out.put_u8(b']');
             if let Some(n) = next {
@@ -210,61 +182,41 @@ impl Connection {
             }
             out.put_u8(b'}');
             encode::end_message(out);
-            return Outcome::Done;
+            return;
         }
         let Some(task_id) = task_id(msg, out, id) else {
-            return Outcome::Done;
+            return;
         };
         match msg.method() {
             "tasks/get" => match self.tasks.get(&task_id, now) {
                 Some(t) => {
                     encode::begin_result(out, id);
-                    write_task(out, &t, true);
+                    wire::write_legacy_task(out, &t);
                     encode::end_message(out);
                 }
                 None => unknown_task(out, id, &task_id),
             },
-            "tasks/cancel" => match self.tasks.cancel(&task_id, now) {
+            "tasks/cancel" => match self.cancel_task(&task_id) {
                 Some((t, changed)) => {
                     encode::begin_result(out, id);
-                    write_task(out, &t, true);
+                    wire::write_legacy_task(out, &t);
                     encode::end_message(out);
                     if changed {
-                        out.extend_from_slice(&status_notification(&t));
+                        wire::write_status_notification(self.notes.get_mut(), &t);
                     }
                 }
                 None => unknown_task(out, id, &task_id),
             },
-            "tasks/result" => {
-                let Some(t) = self.tasks.get(&task_id, now) else {
-                    unknown_task(out, id, &task_id);
-                    return Outcome::Done;
-                };
-                if t.status.is_terminal() {
-                    write_task_result(out, id, &t);
-                    return Outcome::Done;
+            "tasks/result" => match self.tasks.get(&task_id, now) {
+                None => unknown_task(out, id, &task_id),
+                Some(t) if t.status.is_terminal() => {
+                    wire::write_task_result(out, &self.server, id, &t);
                 }
                 // NB. tasks/result waits until the task is terminal.
-                let owned = id.to_owned();
-                let reply = owned.clone();
-                let wait = self.tasks.terminal(task_id.clone());
-                return Outcome::Spawn(Job {
-                    elements: Vec::new(),
-                    id: Some(owned),
-                    background: false,
-                    future: Box::pin(async move {
-                        let mut line = BytesMut::new();
-                        match wait.await {
-                            Some(t) => write_task_result(&mut line, reply.as_id(), &t),
-                            None => unknown_task(&mut line, reply.as_id(), &task_id),
-                        }
-                        Some(line.freeze())
-                    }),
-                });
-            }
-            _ => super::write_method_not_found(out, id, msg.method()),
+                Some(_) => self.jobs.wait(id.to_owned(), slot, task_id),
+            },
+            _ => wire::write_method_not_found(out, id, msg.method()),
         }
-        Outcome::Done
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the modern extension (the request
@@ -273,160 +225,62 @@ impl Connection {
         &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
+        shape: Shape,
         out: &mut BytesMut,
-    ) -> Outcome {
-        let now = self.server.now_ms();
+    ) {
+        let now = self.now_ms;
         let Some(task_id) = task_id(msg, out, id) else {
-            return Outcome::Done;
+            return;
         };
         let found = match msg.method() {
-            "tasks/cancel" => self.tasks.cancel(&task_id, now).map(|(t, _)| t),
+            "tasks/cancel" => self.cancel_task(&task_id).map(|(t, _)| t),
             _ => self.tasks.get(&task_id, now),
         };
         let Some(t) = found else {
             unknown_task(out, id, &task_id);
-            return Outcome::Done;
+            return;
         };
         encode::begin_result(out, id);
         if msg.method() == "tasks/get" {
-            write_task(out, &t, false);
-            out.truncate(out.len() - 1);
-            match (&t.status, &t.outcome) {
-                (Status::Completed, Some(Ended::Result { json, .. })) => {
-                    out.extend_from_slice(br#","result":"#);
-                    encode::write_raw(out, json);
-                }
-                (Status::Failed, Some(Ended::Error(e))) => {
-                    out.extend_from_slice(br#","error":"#);
-                    encode::write_raw(out, e);
-                }
-                _ => {}
-            }
+            wire::write_modern_task_status(out, &self.server, shape, &t);
         } else {
             // tasks/update and tasks/cancel answer an empty acknowledgement.
-            out.put_u8(b'{');
+            wire::write_ack(out, &self.server, shape);
         }
-        write_modern_tail(out, &self.server, "complete");
         encode::end_message(out);
-        Outcome::Done
     }
-}
 
-/// Runs a task's work as a job; a legacy task's job yields its status notification.
-async fn run_task(
-    store: Arc<TaskStore>,
-    server: Arc<Server>,
-    task_id: String,
-    shape: Shape,
-    legacy: bool,
-    work: crate::tools::ToolFuture,
-) -> Option<bytes::Bytes> {
-    let ran = tasks::Run::new(&store, task_id.clone(), CatchUnwind(work)).await?;
-    let ended = match ran {
-        Ok(result) => Ended::Result {
-            json: result_object(&server, shape, &result),
-            is_error: result.is_error,
-        },
-        Err(()) => Ended::Error(internal_error_object()),
-    };
-    let status = status_of(&ended, legacy);
-    let (task, changed) = store.advance(&task_id, server.now_ms(), status, Some(ended))?;
-    (legacy && changed).then(|| status_notification(&task).freeze())
-}
-
-/// The status a finished task takes: `isError` is `failed` in the legacy generation and
-/// `completed` in the extension, as each specification says.
-fn status_of(ended: &Ended, legacy: bool) -> Status {
-    match ended {
-        Ended::Result { is_error: true, .. } if legacy => Status::Failed,
-        Ended::Result { .. } => Status::Completed,
-        Ended::Error(_) => Status::Failed,
-    }
-}
-
-/// A tool result object (no JSON-RPC envelope) in `shape`.
-fn result_object(server: &Server, shape: Shape, r: &ToolResult) -> String {
-    let mut out = BytesMut::new();
-    super::write_result_object(server, &mut out, shape, r);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn internal_error_object() -> String {
-    r#"{"code":-32603,"message":"Internal error"}"#.to_owned()
-}
-
-/// Writes a task's fields as an object: `ttl`/`pollInterval` (legacy) or
-/// `ttlMs`/`pollIntervalMs` (the extension).
-fn write_task(out: &mut BytesMut, t: &Task, legacy: bool) {
-    let mut w = JsonWriter::new(out);
-    w.begin_object();
-    w.key("taskId").str(&t.id);
-    w.key("status").str(t.status.as_str());
-    w.key("createdAt").str(&tasks::rfc3339(t.created_ms));
-    w.key("lastUpdatedAt").str(&tasks::rfc3339(t.updated_ms));
-    let (ttl, poll) = if legacy {
-        ("ttl", "pollInterval")
-    } else {
-        ("ttlMs", "pollIntervalMs")
-    };
-    w.key(ttl).int(i64::try_from(t.ttl_ms).unwrap_or(i64::MAX));
-    w.key(poll)
-        .int(i64::try_from(t.poll_ms).unwrap_or(i64::MAX));
-    w.end_object();
-}
-
-/// `,"resultType":KIND,"_meta":{serverInfo}}` after an object's last member.
-fn write_modern_tail(out: &mut BytesMut, server: &Server, kind: &str) {
-    if out.last() != Some(&b'{') {
-        out.put_u8(b',');
-    }
-    out.extend_from_slice(br#""resultType":"#);
-    encode::write_str(out, kind);
-    out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
-    out.extend_from_slice(server.info_json().as_bytes());
-    out.extend_from_slice(b"}}");
-}
-
-/// `notifications/tasks/status` with the task's fields (legacy generation).
-fn status_notification(t: &Task) -> BytesMut {
-    let mut out = BytesMut::new();
-    encode::begin_notification(&mut out, "notifications/tasks/status");
-    write_task(&mut out, t, true);
-    encode::end_message(&mut out);
-    out
-}
-
-/// The answer of `tasks/result` for a terminal task: what the original call would have
-/// answered, with `_meta` naming the task.
-fn write_task_result(out: &mut BytesMut, id: Id<'_>, t: &Task) {
-    match &t.outcome {
-        Some(Ended::Result { json, .. }) => {
-            encode::begin_result(out, id);
-            // The result object gains `_meta["io.modelcontextprotocol/related-task"]`.
-            let body = json.strip_suffix('}').unwrap_or(json);
-            encode::write_raw(out, body);
-            if body.len() > 1 {
-                out.put_u8(b',');
-            }
-            out.extend_from_slice(br#""_meta":{"#);
-            encode::write_str(out, RELATED_TASK_KEY);
-            out.extend_from_slice(br#":{"taskId":"#);
-            encode::write_str(out, &t.id);
-            out.extend_from_slice(b"}}}");
-            encode::end_message(out);
+    /// Cancels task `task_id`: its work stops, and the `tasks/result` requests waiting for
+    /// it are answered (into the notes, ahead of the request's own answer). Returns the task
+    /// and whether it changed; `None` for an unknown task.
+    fn cancel_task(&mut self, task_id: &str) -> Option<(tasks::Task, bool)> {
+        let (t, changed) = self.tasks.cancel(task_id, self.now_ms)?;
+        if changed {
+            let mut lines = std::mem::take(self.notes.get_mut());
+            self.jobs.cancel_task_work(task_id, &mut lines);
+            self.answer_waiters(&t, &mut lines);
+            *self.notes.get_mut() = lines;
         }
-        Some(Ended::Error(e)) => {
-            out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-            out.extend_from_slice(id.as_raw().as_bytes());
-            out.extend_from_slice(br#","error":"#);
-            encode::write_raw(out, e);
-            encode::end_message(out);
-        }
-        None => {
-            let message = format!("Task {} was cancelled", t.id);
-            encode::write_error(out, Some(id), INVALID_REQUEST, &message, None);
-        }
+        Some((t, changed))
     }
+}
+
+/// `LIMIT_REACHED`: the task store is full.
+fn write_limit_reached(out: &mut BytesMut, id: Id<'_>) {
+    let message = format!(
+        "Task limit reached: a connection keeps at most {} tasks; let some end or cancel them, then retry",
+        tasks::MAX_TASKS
+    );
+    let mut data = BytesMut::new();
+    JsonWriter::new(&mut data)
+        .begin_object()
+        .key("limit")
+        .str("tasks")
+        .key("max")
+        .int(i64::try_from(tasks::MAX_TASKS).unwrap_or(i64::MAX))
+        .end_object();
+    let data = Json::from_written(&data);
+    encode::write_error(out, Some(id), LIMIT_REACHED, &message, Some(data.as_str()));
 }
 
 /// Reads `params.taskId`; answers `-32602` and returns `None` when it is not a string.

@@ -1,0 +1,167 @@
+//! The content blocks of a tool result, as the specification has them: text, image, audio,
+//! `resource_link` and embedded resources, each with optional annotations.
+//!
+//! These are data only; the crate's `wire` module writes them in each revision's shape.
+
+use base64::Engine as _;
+
+/// Who a block is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The person using the client.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl Role {
+    /// The wire value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
+/// Hints about a block: its audience, its priority, when it last changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Annotations {
+    /// Who it is for (empty: not said).
+    pub audience: Vec<Role>,
+    /// How important it is, from 0 (least) to 1 (most).
+    pub priority: Option<f64>,
+    /// When it last changed, as an ISO 8601 timestamp (2025-06-18 and later).
+    pub last_modified: Option<String>,
+}
+
+/// What an embedded resource holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceBody {
+    /// Text.
+    Text(String),
+    /// Binary data, base64-encoded.
+    Blob(String),
+}
+
+/// One content block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// Text.
+    Text(String),
+    /// An image: base64 data and its MIME type.
+    Image {
+        /// The image, base64-encoded.
+        data: String,
+        /// Its MIME type (`image/png`...).
+        mime_type: String,
+    },
+    /// Audio: base64 data and its MIME type (2025-03-26 and later).
+    Audio {
+        /// The audio, base64-encoded.
+        data: String,
+        /// Its MIME type (`audio/wav`...).
+        mime_type: String,
+    },
+    /// A link to a resource the client may read (2025-06-18 and later).
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// What it is.
+        description: Option<String>,
+        /// Its MIME type.
+        mime_type: Option<String>,
+    },
+    /// A resource's contents, embedded.
+    Resource {
+        /// The resource's URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: Option<String>,
+        /// Its text or blob.
+        body: ResourceBody,
+    },
+}
+
+/// A content block with its annotations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Content {
+    /// The block.
+    pub block: Block,
+    /// Its annotations.
+    pub annotations: Option<Annotations>,
+}
+
+impl Content {
+    const fn of(block: Block) -> Self {
+        Self {
+            block,
+            annotations: None,
+        }
+    }
+
+    /// A text block.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::of(Block::Text(text.into()))
+    }
+
+    /// An image block from the image's bytes (encoded to base64 here).
+    #[must_use]
+    pub fn image(bytes: &[u8], mime_type: &str) -> Self {
+        Self::of(Block::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.to_owned(),
+        })
+    }
+
+    /// An audio block from the audio's bytes (encoded to base64 here).
+    #[must_use]
+    pub fn audio(bytes: &[u8], mime_type: &str) -> Self {
+        Self::of(Block::Audio {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.to_owned(),
+        })
+    }
+
+    /// A `resource_link` block.
+    #[must_use]
+    pub fn resource_link(uri: &str, name: &str) -> Self {
+        Self::of(Block::ResourceLink {
+            uri: uri.to_owned(),
+            name: name.to_owned(),
+            description: None,
+            mime_type: None,
+        })
+    }
+
+    /// An embedded resource with text contents.
+    #[must_use]
+    pub fn resource_text(uri: &str, mime_type: Option<&str>, text: impl Into<String>) -> Self {
+        Self::of(Block::Resource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            body: ResourceBody::Text(text.into()),
+        })
+    }
+
+    /// An embedded resource with binary contents (encoded to base64 here).
+    #[must_use]
+    pub fn resource_blob(uri: &str, mime_type: Option<&str>, bytes: &[u8]) -> Self {
+        Self::of(Block::Resource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            body: ResourceBody::Blob(base64::engine::general_purpose::STANDARD.encode(bytes)),
+        })
+    }
+
+    /// The block with `annotations`.
+    #[must_use]
+    pub fn annotated(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}

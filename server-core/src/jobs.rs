@@ -1,0 +1,440 @@
+//! The bookkeeping of every piece of asynchronous work of a connection (quinn's "poll for
+//! actions").
+//!
+//! A job is one of: the work of a `tools/call` whose handler answers later, a task's work, or
+//! a `tasks/result` waiting for its task to end (no work runs for it). For each the book
+//! keeps the request it answers (so `notifications/cancelled` can find it), its slot in a
+//! JSON-RPC batch in flight, whether it is foreground (a request waits for it) or a task's
+//! background work, and its cancellation signal.
+//!
+//! The book builds no future and reads no clock. It hands work out as [`Action`]s, which the
+//! driver polls: run this future, abort that job. At most `max_running` jobs run at once; the
+//! rest wait in a queue, where a cancel finds them too, so the connection keeps reading
+//! whatever is running (`decisions.md`, "Both eras": a cancel acts at once).
+
+use crate::ctx::{CancelSignal, JobId};
+use crate::tools::ToolFuture;
+use crate::wire::Shape;
+use bytes::{BufMut, Bytes, BytesMut};
+use janus_codec::IdBuf;
+use smallvec::SmallVec;
+use std::collections::{HashMap, VecDeque};
+
+/// What the driver must do for the connection's asynchronous work.
+pub enum Action {
+    /// Run `work` as job `job`, and report its end with
+    /// [`crate::Connection::handle_done`]. A panic inside it is reported as
+    /// [`JobEnd::Panicked`].
+    Run {
+        /// The job.
+        job: JobId,
+        /// Its work.
+        work: ToolFuture,
+    },
+    /// Stop job `job` (drop its future). Whatever it would still produce is dropped by the
+    /// connection, so reporting its end is optional.
+    Abort(JobId),
+}
+
+impl std::fmt::Debug for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Run { job, .. } => f
+                .debug_struct("Run")
+                .field("job", job)
+                .finish_non_exhaustive(),
+            Self::Abort(job) => f.debug_tuple("Abort").field(job).finish(),
+        }
+    }
+}
+
+/// How a job's work ended, as the driver reports it.
+#[derive(Debug)]
+pub enum JobEnd {
+    /// The future's output.
+    Finished(Result<crate::tools::ToolResult, crate::json::RpcError>),
+    /// The future panicked: the request gets `-32603` without internals.
+    Panicked,
+}
+
+/// What a job is for.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    /// A `tools/call`: its answer is the work's result.
+    Call { shape: Shape },
+    /// A task's work: its result goes to the task store.
+    Task {
+        task: String,
+        shape: Shape,
+        legacy: bool,
+    },
+    /// A `tasks/result` waiting for task `task` to end: no work runs.
+    Wait { task: String },
+}
+
+/// Where a job's answer goes: straight out, or into a slot of a batch in flight.
+pub(crate) type Slot = Option<(u64, usize)>;
+
+/// What a job with work is, as it is registered ([`Jobs::start`]).
+#[derive(Debug)]
+pub(crate) struct NewJob {
+    /// The request it answers (none for a task's work).
+    pub(crate) request: Option<IdBuf>,
+    pub(crate) slot: Slot,
+    pub(crate) kind: Kind,
+    pub(crate) signal: Option<CancelSignal>,
+    /// The size of the request that started it, for the queue's byte bound.
+    pub(crate) cost: usize,
+}
+
+/// A job of the book.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    /// The request it answers (none for a task's work).
+    pub(crate) request: Option<IdBuf>,
+    pub(crate) slot: Slot,
+    pub(crate) kind: Kind,
+    signal: Option<CancelSignal>,
+    running: bool,
+}
+
+/// The answers of a batch in flight, in the order of its elements.
+#[derive(Debug, Default)]
+struct Batch {
+    lines: Vec<Option<Bytes>>,
+    /// Elements whose job has not ended.
+    open: usize,
+}
+
+/// What a queued job costs, beyond its frame: the boxed future and the entry (an estimate).
+const QUEUED_COST: usize = 256;
+
+/// The book of one connection's jobs.
+pub(crate) struct Jobs {
+    next: u64,
+    entries: HashMap<JobId, Entry>,
+    /// The queued jobs' work, in arrival order.
+    queue: VecDeque<(JobId, ToolFuture, usize)>,
+    /// The jobs of each request id in flight (more than one when a client reuses an id).
+    by_request: HashMap<IdBuf, SmallVec<[JobId; 1]>>,
+    /// The job running each task's work.
+    by_task: HashMap<String, JobId>,
+    /// The `tasks/result` waiting on each task.
+    waits: HashMap<String, SmallVec<[JobId; 1]>>,
+    batches: HashMap<u64, Batch>,
+    next_batch: u64,
+    actions: VecDeque<Action>,
+    running: usize,
+    max_running: usize,
+    foreground: usize,
+    queued_bytes: usize,
+    /// Queued work whose job was cancelled, still in the queue.
+    dead: usize,
+}
+
+impl std::fmt::Debug for Jobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jobs")
+            .field("live", &self.entries.len())
+            .field("running", &self.running)
+            .field("queued", &self.queue.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Jobs {
+    pub(crate) fn new(max_running: usize) -> Self {
+        Self {
+            next: 0,
+            entries: HashMap::new(),
+            queue: VecDeque::new(),
+            by_request: HashMap::new(),
+            by_task: HashMap::new(),
+            waits: HashMap::new(),
+            batches: HashMap::new(),
+            next_batch: 0,
+            actions: VecDeque::new(),
+            running: 0,
+            max_running: max_running.max(1),
+            foreground: 0,
+            queued_bytes: 0,
+            dead: 0,
+        }
+    }
+
+    pub(crate) fn set_max_running(&mut self, n: usize) {
+        self.max_running = n.max(1);
+        self.schedule();
+    }
+
+    /// A fresh id for a job about to be registered.
+    pub(crate) const fn reserve(&mut self) -> JobId {
+        self.next += 1;
+        JobId(self.next)
+    }
+
+    fn insert(&mut self, job: JobId, entry: Entry) {
+        if let Some(r) = &entry.request {
+            self.by_request.entry(r.clone()).or_default().push(job);
+        }
+        if !matches!(entry.kind, Kind::Task { .. }) {
+            self.foreground += 1;
+        }
+        match &entry.kind {
+            Kind::Task { task, .. } => {
+                self.by_task.insert(task.clone(), job);
+            }
+            Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
+            Kind::Call { .. } => {}
+        }
+        if let Some((batch, _)) = entry.slot
+            && let Some(b) = self.batches.get_mut(&batch)
+        {
+            b.open += 1;
+        }
+        self.entries.insert(job, entry);
+    }
+
+    /// Registers job `job` with its work: it runs at once if there is room, else it is queued.
+    pub(crate) fn start(&mut self, job: JobId, new: NewJob, work: ToolFuture) {
+        let NewJob {
+            request,
+            slot,
+            kind,
+            signal,
+            cost,
+        } = new;
+        self.insert(
+            job,
+            Entry {
+                request,
+                slot,
+                kind,
+                signal,
+                running: false,
+            },
+        );
+        let cost = cost + QUEUED_COST;
+        self.queued_bytes += cost;
+        self.queue.push_back((job, work, cost));
+        self.schedule();
+    }
+
+    /// Registers a `tasks/result` waiting for `task` to end.
+    pub(crate) fn wait(&mut self, request: IdBuf, slot: Slot, task: String) {
+        let job = self.reserve();
+        self.insert(
+            job,
+            Entry {
+                request: Some(request),
+                slot,
+                kind: Kind::Wait { task },
+                signal: None,
+                running: false,
+            },
+        );
+    }
+
+    /// Moves queued work to running while there is room.
+    fn schedule(&mut self) {
+        while self.running < self.max_running {
+            let Some((job, work, cost)) = self.queue.pop_front() else {
+                break;
+            };
+            self.queued_bytes -= cost;
+            let Some(entry) = self.entries.get_mut(&job) else {
+                self.dead = self.dead.saturating_sub(1);
+                continue;
+            };
+            entry.running = true;
+            self.running += 1;
+            self.actions.push_back(Action::Run { job, work });
+        }
+    }
+
+    /// The next action for the driver.
+    pub(crate) fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// True while job `job` is live: its notifications and answer are still wanted.
+    pub(crate) fn is_live(&self, job: JobId) -> bool {
+        self.entries.get(&job).is_some_and(|e| e.running)
+    }
+
+    /// Takes job `job` out of the book as its work ends; `None` when it was cancelled.
+    pub(crate) fn finish(&mut self, job: JobId) -> Option<Entry> {
+        let entry = self.remove(job)?;
+        self.schedule();
+        Some(entry)
+    }
+
+    /// Removes an entry and its indexes. Frees its running slot; does not schedule.
+    fn remove(&mut self, job: JobId) -> Option<Entry> {
+        let entry = self.entries.remove(&job)?;
+        if entry.running {
+            self.running -= 1;
+        }
+        if !matches!(entry.kind, Kind::Task { .. }) {
+            self.foreground -= 1;
+        }
+        if let Some(r) = &entry.request
+            && let Some(jobs) = self.by_request.get_mut(r)
+        {
+            jobs.retain(|j| *j != job);
+            if jobs.is_empty() {
+                self.by_request.remove(r);
+            }
+        }
+        match &entry.kind {
+            Kind::Task { task, .. } => {
+                if self.by_task.get(task) == Some(&job) {
+                    self.by_task.remove(task);
+                }
+            }
+            Kind::Wait { task } => {
+                if let Some(w) = self.waits.get_mut(task) {
+                    w.retain(|j| *j != job);
+                    if w.is_empty() {
+                        self.waits.remove(task);
+                    }
+                }
+            }
+            Kind::Call { .. } => {}
+        }
+        Some(entry)
+    }
+
+    /// Stops a job (the request was cancelled, or its task was): an abort for running work,
+    /// its queued work dropped, its signal raised, and its batch slot closed without an
+    /// answer (the batch's line goes to `out` when that was its last open slot).
+    fn stop(&mut self, job: JobId, out: &mut BytesMut) {
+        let Some(entry) = self.remove(job) else {
+            return;
+        };
+        if entry.running {
+            self.actions.push_back(Action::Abort(job));
+        } else {
+            // NB. The queue is compacted once half of it is dead, so a flood of calls and
+            // cancels costs amortised constant time and the byte count stays true.
+            self.dead += 1;
+            if self.dead * 2 > self.queue.len() {
+                let entries = &self.entries;
+                let mut freed = 0;
+                self.queue.retain(|(j, _, cost)| {
+                    let live = entries.contains_key(j);
+                    if !live {
+                        freed += cost;
+                    }
+                    live
+                });
+                self.queued_bytes -= freed;
+                self.dead = 0;
+            }
+        }
+        if let Some(s) = &entry.signal {
+            s.cancel();
+        }
+        self.deliver(entry.slot, None, out);
+    }
+
+    /// Cancels every job answering request `id`; nothing more is written for them.
+    pub(crate) fn cancel_request(&mut self, id: &IdBuf, out: &mut BytesMut) {
+        for job in self.by_request.get(id).cloned().unwrap_or_default() {
+            self.stop(job, out);
+        }
+        self.schedule();
+    }
+
+    /// Stops the work of task `task`, if it runs.
+    pub(crate) fn cancel_task_work(&mut self, task: &str, out: &mut BytesMut) {
+        if let Some(job) = self.by_task.get(task).copied() {
+            self.stop(job, out);
+            self.schedule();
+        }
+    }
+
+    /// Takes the `tasks/result` requests waiting for `task`.
+    pub(crate) fn take_waiters(&mut self, task: &str) -> Vec<Entry> {
+        let jobs = self.waits.get(task).cloned().unwrap_or_default();
+        jobs.into_iter().filter_map(|j| self.remove(j)).collect()
+    }
+
+    /// Opens a batch whose elements will take `n` slots.
+    pub(crate) fn open_batch(&mut self, n: usize) -> u64 {
+        self.next_batch += 1;
+        self.batches.insert(
+            self.next_batch,
+            Batch {
+                lines: vec![None; n],
+                open: 0,
+            },
+        );
+        self.next_batch
+    }
+
+    /// Delivers an answer: into its batch slot (the batch's line goes to `out` once every
+    /// slot is settled) or straight to `out`. `None` settles a slot without an answer.
+    pub(crate) fn deliver(&mut self, slot: Slot, line: Option<&[u8]>, out: &mut BytesMut) {
+        match slot {
+            None => {
+                if let Some(l) = line {
+                    out.extend_from_slice(l);
+                }
+            }
+            Some((batch, i)) => {
+                if let Some(b) = self.batches.get_mut(&batch) {
+                    if let (Some(l), Some(place)) = (line, b.lines.get_mut(i)) {
+                        *place = Some(Bytes::copy_from_slice(l));
+                    }
+                    b.open = b.open.saturating_sub(1);
+                }
+                self.close_batch_if_done(batch, out);
+            }
+        }
+    }
+
+    /// Sets the answer of slot `i` that was ready when the batch was read.
+    pub(crate) fn fill(&mut self, batch: u64, i: usize, line: Bytes) {
+        if let Some(place) = self
+            .batches
+            .get_mut(&batch)
+            .and_then(|b| b.lines.get_mut(i))
+        {
+            *place = Some(line);
+        }
+    }
+
+    /// Writes the batch's line (nothing when it has no answers) once no slot is open.
+    pub(crate) fn close_batch_if_done(&mut self, batch: u64, out: &mut BytesMut) {
+        if self.batches.get(&batch).is_none_or(|b| b.open > 0) {
+            return;
+        }
+        let Some(b) = self.batches.remove(&batch) else {
+            return;
+        };
+        let start = out.len();
+        for line in b.lines.iter().flatten() {
+            out.put_u8(if out.len() == start { b'[' } else { b',' });
+            out.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
+        }
+        if out.len() > start {
+            out.extend_from_slice(b"]\n");
+        }
+    }
+
+    /// Jobs a request waits for (everything but tasks' background work).
+    pub(crate) const fn foreground(&self) -> usize {
+        self.foreground
+    }
+
+    /// Jobs whose work runs now.
+    pub(crate) const fn running(&self) -> usize {
+        self.running
+    }
+
+    /// What the queued work holds, estimated in bytes.
+    pub(crate) const fn queued_bytes(&self) -> usize {
+        self.queued_bytes
+    }
+}
