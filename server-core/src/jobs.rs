@@ -438,3 +438,86 @@ impl Jobs {
         self.queued_bytes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::ToolResult;
+    use janus_codec::ProtocolVersion;
+
+    fn work() -> ToolFuture {
+        Box::pin(async { Ok(ToolResult::text("x")) })
+    }
+
+    fn call(jobs: &mut Jobs, id: i64) -> JobId {
+        let job = jobs.reserve();
+        let new = NewJob {
+            request: Some(IdBuf::from_i64(id)),
+            slot: None,
+            kind: Kind::Call {
+                shape: Shape::new(ProtocolVersion::V2026_07_28),
+            },
+            signal: None,
+            cost: 100,
+        };
+        jobs.start(job, new, work());
+        job
+    }
+
+    fn runs(jobs: &mut Jobs) -> Vec<JobId> {
+        std::iter::from_fn(|| jobs.poll_action())
+            .filter_map(|a| match a {
+                Action::Run { job, .. } => Some(job),
+                Action::Abort(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn work_beyond_the_running_limit_waits_and_runs_as_room_frees() {
+        let mut jobs = Jobs::new(2);
+        let ids: Vec<JobId> = (0..5).map(|i| call(&mut jobs, i)).collect();
+        assert_eq!(runs(&mut jobs), ids[..2]);
+        assert_eq!(jobs.running(), 2);
+        assert_eq!(jobs.queued_bytes(), 3 * (100 + QUEUED_COST));
+        assert!(jobs.finish(ids[0]).is_some());
+        assert_eq!(runs(&mut jobs), [ids[2]]);
+        // A cancel of queued work frees its bytes; one of running work aborts it.
+        let mut out = BytesMut::new();
+        jobs.cancel_request(&IdBuf::from_i64(3), &mut out);
+        jobs.cancel_request(&IdBuf::from_i64(1), &mut out);
+        let actions: Vec<Action> = std::iter::from_fn(|| jobs.poll_action()).collect();
+        assert!(
+            matches!(actions[0], Action::Abort(j) if j == ids[1]),
+            "{actions:?}"
+        );
+        assert!(
+            matches!(actions[1], Action::Run { job, .. } if job == ids[4]),
+            "{actions:?}"
+        );
+        assert_eq!(jobs.queued_bytes(), 0);
+        assert!(
+            jobs.finish(ids[1]).is_none(),
+            "a cancelled job's end is ignored"
+        );
+        assert!(out.is_empty());
+        assert_eq!(jobs.foreground(), 2);
+    }
+
+    #[test]
+    fn a_flood_of_calls_and_cancels_keeps_the_queue_and_its_byte_count_true() {
+        let mut jobs = Jobs::new(1);
+        let mut out = BytesMut::new();
+        call(&mut jobs, -1);
+        for i in 0..10_000 {
+            call(&mut jobs, i);
+            jobs.cancel_request(&IdBuf::from_i64(i), &mut out);
+            assert!(jobs.queue.len() <= 3, "dead work is compacted away");
+        }
+        assert_eq!(
+            jobs.queued_bytes(),
+            jobs.queue.iter().map(|(_, _, c)| c).sum::<usize>()
+        );
+        assert_eq!(jobs.foreground(), 1);
+    }
+}

@@ -512,3 +512,48 @@ async fn tcp_serves_concurrent_connections_of_both_eras() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_task_beyond_the_stores_limit_is_refused_at_once_and_the_store_stays_usable() {
+    let (client, task) = start(demo::server(), Config::default(), 1 << 20);
+    let (r, mut w) = tokio::io::split(client);
+    let mut text = String::from(
+        r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    text.push('\n');
+    let max = janus_server_core::tasks::MAX_TASKS as u64;
+    for i in 0..=max {
+        text.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":600000}},"task":{{"ttl":60000}}}}}}"#
+        ));
+        text.push('\n');
+    }
+    text.push_str(r#"{"jsonrpc":"2.0","id":"list","method":"tasks/list"}"#);
+    text.push('\n');
+    w.write_all(text.as_bytes()).await.unwrap();
+    // Every task is created (and its work runs, 1024 at once), the one past the limit is
+    // refused with a code a client can act on, and tasks/list answers, all at once.
+    let answers = read_lines(r, max as usize + 3).await;
+    let refused: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a.get("error").is_some())
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["id"], max);
+    assert_eq!(
+        refused[0]["error"]["code"],
+        janus_server_core::LIMIT_REACHED
+    );
+    assert_eq!(refused[0]["error"]["data"]["limit"], "tasks");
+    let list = answers
+        .iter()
+        .find(|a| a["id"] == "list")
+        .expect("tasks/list");
+    assert_eq!(list["result"]["tasks"].as_array().map(Vec::len), Some(100));
+    w.shutdown().await.unwrap();
+    timeout(Duration::from_secs(5), task)
+        .await
+        .expect("tasks' background work does not hold the connection")
+        .unwrap()
+        .unwrap();
+}

@@ -65,6 +65,11 @@ impl Client {
 
     pub fn with(server: Arc<Server>) -> Self {
         let mut conn = Connection::new(server);
+        // The runner tells the connection the system's time as jobs end; so does this.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        conn.handle_time(u64::try_from(now.as_millis()).unwrap());
         let runner = Runner::new();
         runner.attach(&mut conn);
         Self {
