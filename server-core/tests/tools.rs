@@ -333,10 +333,8 @@ async fn a_handler_may_answer_a_json_rpc_error_inline_at_start_or_later() {
 #[test]
 fn the_context_tells_the_request_its_revision_and_its_client() {
     let mut c = api_client("modern");
-    let line = format!(
-        r#"{{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{{"name":"whoami","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"sampling":{{}}}},"io.modelcontextprotocol/clientInfo":{{"name":"me","version":"2"}},"progressToken":"p1"}}}}}}"#
-    );
-    let r = c.answer(&line);
+    let line = r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"whoami","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"me","version":"2"},"progressToken":"p1"}}}"#;
+    let r = c.answer(line);
     let texts: Vec<&str> = r["result"]["content"]
         .as_array()
         .unwrap()
