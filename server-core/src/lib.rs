@@ -31,6 +31,8 @@
 //! # Cargo features
 //!
 //! - `tokio` (default): the `serve` driver and the asynchronous demo tool `sleep`.
+//! - `serde`: typed tools (`typed`, `ServerBuilder::typed_tool`):
+//!   arguments and results as Rust types, their JSON Schemas generated with schemars.
 
 pub mod connection;
 pub mod content;
@@ -41,6 +43,8 @@ pub mod json;
 pub mod server;
 pub mod tasks;
 pub mod tools;
+#[cfg(feature = "serde")]
+pub mod typed;
 mod wire;
 
 #[cfg(feature = "tokio")]

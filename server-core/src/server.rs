@@ -88,6 +88,45 @@ impl ServerBuilder {
         self.add(spec, Handler::Async(Box::new(handler)))
     }
 
+    /// Adds a typed tool that answers inline (feature `serde`): its arguments are an `A`, its
+    /// result an `R`, and both schemas come from the types ([`crate::typed`]).
+    #[cfg(feature = "serde")]
+    #[must_use]
+    pub fn typed_tool<A, R, F>(self, name: &str, description: &str, f: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
+        R: serde::Serialize + schemars::JsonSchema + 'static,
+        F: Fn(&crate::Ctx<'_>, A) -> Result<R, crate::RpcError> + Send + Sync + 'static,
+    {
+        match crate::typed::spec::<A, R>(name, description) {
+            Ok(spec) => self.tool(spec, crate::typed::Typed::new(f)),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Adds a typed tool whose answer comes later (feature `serde`).
+    #[cfg(feature = "serde")]
+    #[must_use]
+    pub fn typed_async_tool<A, R, F, Fut>(self, name: &str, description: &str, f: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
+        R: serde::Serialize + schemars::JsonSchema + 'static,
+        F: Fn(crate::Context, A) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<R, crate::RpcError>> + Send + 'static,
+    {
+        match crate::typed::spec::<A, R>(name, description) {
+            Ok(spec) => self.async_tool(spec, crate::typed::TypedAsync::new(f)),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Records a registration that failed, for [`ServerBuilder::build`].
+    #[cfg(feature = "serde")]
+    fn fail(mut self, e: SpecError) -> Self {
+        self.error.get_or_insert(e);
+        self
+    }
+
     fn add(mut self, spec: ToolSpec, handler: Handler) -> Self {
         if let Err(e) = spec.check() {
             self.error.get_or_insert(e);
