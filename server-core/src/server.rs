@@ -89,14 +89,18 @@ impl ServerBuilder {
     }
 
     /// Adds a typed tool that answers inline (feature `serde`): its arguments are an `A`, its
-    /// result an `R`, and both schemas come from the types ([`crate::typed`]).
+    /// result an `R`, and both schemas come from the types ([`crate::typed`]). The handler
+    /// may also write content blocks of its own into the [`crate::tools::Output`].
     #[cfg(feature = "serde")]
     #[must_use]
     pub fn typed_tool<A, R, F>(self, name: &str, description: &str, f: F) -> Self
     where
         A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
         R: serde::Serialize + schemars::JsonSchema + 'static,
-        F: Fn(&crate::Ctx<'_>, A) -> Result<R, crate::RpcError> + Send + Sync + 'static,
+        F: Fn(&crate::Ctx<'_>, A, &mut crate::tools::Output<'_>) -> Result<R, crate::RpcError>
+            + Send
+            + Sync
+            + 'static,
     {
         match crate::typed::spec::<A, R>(name, description) {
             Ok(spec) => self.tool(spec, crate::typed::Typed::new(f)),

@@ -4,9 +4,12 @@
 //! The arguments are deserialised into the handler's type from their span in the frame (a
 //! mismatch is `-32602` naming what does not fit); the result is serialised once and sent
 //! both as `structuredContent` and, for clients before 2025-06-18, as a text block.
+//! An inline handler also gets the result's [`Output`], to add content blocks of its own (an
+//! image, say) ahead of that text.
 //!
 //! ```
 //! use janus_server_core::{Ctx, RpcError, Server};
+//! use janus_server_core::tools::Output;
 //! use schemars::JsonSchema;
 //! use serde::{Deserialize, Serialize};
 //!
@@ -17,7 +20,7 @@
 //! struct Sum { sum: i64 }
 //!
 //! let server = Server::builder("calc", "1.0")
-//!     .typed_tool("add", "Adds two integers.", |_: &Ctx<'_>, args: AddArgs| {
+//!     .typed_tool("add", "Adds two integers.", |_: &Ctx<'_>, args: AddArgs, _: &mut Output<'_>| {
 //!         args.a.checked_add(args.b).map(|sum| Sum { sum }).ok_or_else(|| RpcError::invalid_params("overflow"))
 //!     })
 //!     .build()
@@ -61,7 +64,7 @@ fn answer<R: Serialize>(r: &R) -> Result<Json, RpcError> {
     Json::to_json(r).map_err(|_| RpcError::internal())
 }
 
-/// An inline tool from `Fn(&Ctx, A) -> Result<R, RpcError>`.
+/// An inline tool from `Fn(&Ctx, A, &mut Output) -> Result<R, RpcError>`.
 pub struct Typed<A, R, F> {
     f: F,
     types: PhantomData<fn(A) -> R>,
@@ -81,10 +84,10 @@ impl<A, R, F> Tool for Typed<A, R, F>
 where
     A: DeserializeOwned + 'static,
     R: Serialize + 'static,
-    F: Fn(&Ctx<'_>, A) -> Result<R, RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, A, &mut Output<'_>) -> Result<R, RpcError> + Send + Sync + 'static,
 {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
-        let r = (self.f)(ctx, args.parse()?)?;
+        let r = (self.f)(ctx, args.parse()?, out)?;
         let json = answer(&r)?;
         out.text(json.as_str()).structured(json);
         Ok(())

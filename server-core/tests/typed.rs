@@ -2,6 +2,8 @@
 //! `structuredContent`.
 #![cfg(feature = "serde")]
 
+use janus_server_core::content::Content;
+use janus_server_core::tools::Output;
 use janus_server_core::{Context, Ctx, RpcError, Server};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -28,7 +30,10 @@ struct Wait {
     ms: u64,
 }
 
-fn add(_: &Ctx<'_>, args: AddArgs) -> Result<Sum, RpcError> {
+fn add(_: &Ctx<'_>, args: AddArgs, out: &mut Output<'_>) -> Result<Sum, RpcError> {
+    if args.a == 7 {
+        out.content(&Content::image(b"seven", "image/png"));
+    }
     args.a
         .checked_add(args.b)
         .map(|sum| Sum { sum })
@@ -83,6 +88,13 @@ async fn arguments_are_checked_and_results_are_structured() {
         r["result"]["content"],
         json!([{"type": "text", "text": r#"{"sum":42}"#}])
     );
+    let r = c.answer(&modern(
+        7,
+        "tools/call",
+        r#""name":"add","arguments":{"a":7,"b":1},"#,
+    ));
+    assert_eq!(r["result"]["content"][0]["type"], "image", "{r}");
+    assert_eq!(r["result"]["content"][1]["text"], r#"{"sum":8}"#, "{r}");
     for bad in [r#"{"a":2}"#, r#"{"a":"2","b":1}"#, "{}"] {
         let r = c.answer(&modern(
             3,
@@ -122,7 +134,7 @@ async fn arguments_are_checked_and_results_are_structured() {
 
 #[test]
 fn a_result_type_that_is_not_an_object_is_refused_at_registration() {
-    fn number(_: &Ctx<'_>, _: AddArgs) -> Result<i64, RpcError> {
+    fn number(_: &Ctx<'_>, _: AddArgs, _: &mut Output<'_>) -> Result<i64, RpcError> {
         Ok(1)
     }
     let e = Server::builder("typed", "1")
