@@ -23,9 +23,9 @@
 //! with `RUSTFLAGS="--cfg janus_codec_safe"` leaves it all out:
 //!
 //! - on x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
-//!   at run time (`wide`; the safe build uses SSE2 through `safe_arch` everywhere);
+//!   at run time (`arch/wide.rs`; the safe build uses SSE2 through `safe_arch` everywhere);
 //! - a frame that the scan proved ASCII is text without a second UTF-8 pass, and the spans
-//!   the scan gives are text without a check of their ends (`text`; the safe build checks
+//!   the scan gives are text without a check of their ends (`text.rs`; the safe build checks
 //!   every frame with `simdutf8` and every span with `str::get`).
 //!
 //! # Example
@@ -51,6 +51,7 @@
 //! - `tokio-util` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`].
 //!   Without it the crate does not depend on tokio.
 
+mod arch;
 pub mod dom;
 pub mod encode;
 pub mod era;
@@ -60,8 +61,6 @@ mod message;
 mod scan;
 mod text;
 pub mod version;
-#[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-mod wide;
 
 #[cfg(test)]
 mod tests;

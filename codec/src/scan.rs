@@ -1,8 +1,7 @@
 //! The structural scanner: one validating pass over JSON text, no DOM.
 //!
-//! The scanner walks a frame that is already known to be UTF-8 (the caller checks the whole
-//! frame at once with `simdutf8`) and checks the JSON grammar as RFC 8259 and `serde_json`
-//! define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
+//! The scanner walks a frame as bytes, not yet known to be UTF-8, and checks the JSON grammar
+//! as RFC 8259 and `serde_json` define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
 //! pairs), numbers (grammar, and a value that fits a double, as `serde_json` demands),
 //! literals, and nesting up to a limit.
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
@@ -13,11 +12,16 @@
 //! 16-byte chunk, where its end comes from the quote mask alone and the other mask only
 //! confirms it (the walk is bound by the latency from one token's end to the next); longer
 //! ones walk their escapes through the masks of 64-byte blocks.
-//! The masks come from SSE2 compares through `safe_arch` (a plain loop on other targets), and
-//! for long strings from AVX2 or AVX-512BW when the CPU has them (the `wide` module, the
-//! crate's only `unsafe` code).
+//! The masks come from `arch`: SSE2 compares through `safe_arch` (a plain loop on other
+//! targets), and for long strings AVX2 or AVX-512BW when the CPU has them.
+//!
+//! The scan notes whether it took any byte above ASCII (all of them sit inside strings):
+//! a frame scanned whole without one is ASCII, so it is UTF-8 without a second pass, and any
+//! other frame is checked with `simdutf8` afterwards (see `text.rs`). Until then the bytes of
+//! a string may be anything above ASCII.
 
 use crate::Error;
+use crate::arch::{self, BlockScan, quotes16};
 
 /// The kind of a JSON value, as seen from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,19 +40,6 @@ pub(crate) enum Kind {
     Null,
 }
 
-/// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
-/// early exit inside them, so the compare vectorises.
-#[inline]
-pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        if block.iter().fold(0u8, |acc, &x| acc | u8::from(class(x))) != 0 {
-            return true;
-        }
-    }
-    blocks.remainder().iter().any(|&x| class(x))
-}
-
 /// The sixteen bytes of `b` from `at`, when there are that many.
 #[inline(always)]
 fn chunk16(b: &[u8], at: usize) -> Option<&[u8; 16]> {
@@ -61,80 +52,6 @@ fn chunk64(b: &[u8], at: usize) -> Option<&[u8; 64]> {
     b.get(at..at + 64)?.try_into().ok()
 }
 
-/// True for the bytes that end a plain run of string text: `"`, `\`, and the control bytes
-/// (below 0x20), which a string must not hold raw.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-const fn is_special(x: u8) -> bool {
-    x == b'"' || x == b'\\' || x < 0x20
-}
-
-/// The masks of the special bytes (see [`is_special`]) and of the backslashes of a chunk (bit
-/// `i` for byte `i`): SSE2 compares through `safe_arch`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    use safe_arch::{
-        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
-    let flipped = bitxor_m128i(v, set_splat_i8_m128i(2));
-    let low = min_u8_m128i(flipped, set_splat_i8_m128i(0x20));
-    let quote_or_control = cmp_eq_mask_i8_m128i(low, flipped);
-    let special = bitor_m128i(quote_or_control, backslashes);
-    (
-        u64::from(move_mask_i8_m128i(special) as u16),
-        u64::from(move_mask_i8_m128i(backslashes) as u16),
-    )
-}
-
-/// The mask of the quotes of a chunk, and that of its bytes that a short plain string must not
-/// hold: backslashes, control bytes, and bytes above ASCII (a string that holds those takes
-/// [`Scanner::string`], which notes them for the frame's UTF-8 check). SSE2 compares through
-/// `safe_arch`.
-///
-/// The quotes have their own compare so that finding a string's end waits on one compare;
-/// the other mask only confirms that path.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn quotes16(s: &[u8; 16]) -> (u64, u64) {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let quotes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
-    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // As signed bytes, those below 0x20 are the control bytes and every byte above ASCII.
-    let control = cmp_lt_mask_i8_m128i(v, set_splat_i8_m128i(0x20));
-    (
-        u64::from(move_mask_i8_m128i(quotes) as u16),
-        u64::from(move_mask_i8_m128i(bitor_m128i(backslashes, control)) as u16),
-    )
-}
-
-/// The portable [`quotes16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn quotes16_portable(s: &[u8; 16]) -> (u64, u64) {
-    s.iter().enumerate().fold((0, 0), |(q, bad), (i, &x)| {
-        (
-            q | u64::from(x == b'"') << i,
-            bad | u64::from(x == b'\\' || !(0x20..0x80).contains(&x)) << i,
-        )
-    })
-}
-
-/// The portable path of [`quotes16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn quotes16(s: &[u8; 16]) -> (u64, u64) {
-    quotes16_portable(s)
-}
-
 /// `m` without its lowest set bit.
 #[inline(always)]
 const fn without_lowest(m: u64) -> u64 {
@@ -145,37 +62,6 @@ const fn without_lowest(m: u64) -> u64 {
 #[inline(always)]
 const fn up_to_lowest(m: u64) -> u64 {
     m ^ m.wrapping_sub(1)
-}
-
-/// The portable [`masks16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn masks16_portable(s: &[u8; 16]) -> (u64, u64) {
-    s.iter().enumerate().fold((0, 0), |(m, b), (i, &x)| {
-        (
-            m | u64::from(is_special(x)) << i,
-            b | u64::from(x == b'\\') << i,
-        )
-    })
-}
-
-/// The portable path of [`masks16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    masks16_portable(s)
-}
-
-/// The [`masks16`] of a 64-byte block: four chunks' masks side by side.
-#[inline(always)]
-pub(crate) fn masks64(block: &[u8; 64]) -> (u64, u64) {
-    let mut m = (0, 0);
-    for (i, chunk) in block.chunks_exact(16).enumerate() {
-        let (special, backslashes) = masks16(chunk16(chunk, 0).unwrap_or(&[0; 16]));
-        m.0 |= special << (16 * i);
-        m.1 |= backslashes << (16 * i);
-    }
-    m
 }
 
 /// The bytes of a block that a backslash escapes, from the block's backslashes, without a
@@ -494,11 +380,7 @@ impl<'buf> Scanner<'buf> {
     /// control bytes and its escapes at once.
     #[inline(never)]
     pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
-        #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-        if let Some(wide) = crate::wide::Wide::detect() {
-            return wide.string(self);
-        }
-        self.string_with(masks64)
+        arch::with_widest_masks(StringScan(self))
     }
 
     /// [`Scanner::string`] with the block masks of `masks` (the baseline ones, or those of a
@@ -991,6 +873,18 @@ impl<'buf> Scanner<'buf> {
     }
 }
 
+/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest masks.
+struct StringScan<'sc, 'buf>(&'sc mut Scanner<'buf>);
+
+impl<'buf> BlockScan for StringScan<'_, 'buf> {
+    type Output = Result<(&'buf [u8], bool), Error>;
+
+    #[inline(always)]
+    fn run(self, masks: impl Fn(&[u8; 64]) -> (u64, u64)) -> Self::Output {
+        self.0.string_with(masks)
+    }
+}
+
 /// Skips the digits from `i` on, of which there must be one at least; returns where they end.
 fn digits(b: &[u8], mut i: usize) -> Result<usize, Error> {
     let start = i;
@@ -1126,32 +1020,6 @@ mod tests {
     }
 
     #[test]
-    fn portable_masks_agree_with_the_target_masks() {
-        let alphabet = [
-            b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe0, 0xff, b' ', b'\n',
-        ];
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        for _ in 0..20_000 {
-            let mut block = [0u8; 64];
-            for b in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = alphabet[(state % alphabet.len() as u64) as usize];
-            }
-            let whole = masks64(&block);
-            for (i, chunk) in block.chunks_exact(16).enumerate() {
-                let chunk = chunk16(chunk, 0).unwrap();
-                let m = masks16(chunk);
-                assert_eq!(m, masks16_portable(chunk), "{chunk:?}");
-                assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
-                assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
-                assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
-            }
-        }
-    }
-
-    #[test]
     fn escaped_bytes_agree_with_a_walk_over_blocks() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         for _ in 0..20_000 {
@@ -1239,7 +1107,7 @@ mod tests {
             let mut wide = Scanner::new(text.as_bytes(), 8);
             let mut base = Scanner::new(text.as_bytes(), 8);
             let got = wide.string();
-            assert_eq!(got, base.string_with(masks64), "{text:?}");
+            assert_eq!(got, base.string_with(arch::masks64), "{text:?}");
             if got.is_ok() {
                 assert_eq!(wide.pos, base.pos, "{text:?}");
             }
