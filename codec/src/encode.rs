@@ -20,8 +20,7 @@
 //! );
 //! ```
 
-use crate::arch::{escape_mask16, needs_escape};
-use crate::message::Id;
+use crate::raw::{self, Id};
 use bytes::{BufMut, BytesMut};
 use smallvec::SmallVec;
 
@@ -29,61 +28,9 @@ use smallvec::SmallVec;
 ///
 /// Runs that need no escape are copied whole; `"`, `\` and control characters are escaped
 /// (`\n`, `\t`... or `\u00XX`). Non-ASCII text is written as UTF-8.
-pub fn write_str(out: &mut BytesMut, s: &str) {
-    let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.put_u8(b'"');
-    // `run` is where the bytes not yet copied start: plain runs are copied whole, at the next
-    // escape or at the end.
-    let mut run = 0;
-    let mut i = 0;
-    while let Some(block) = b.get(i..i + 16) {
-        let mut m = escape_mask16(block.try_into().unwrap_or(&[0; 16]));
-        while m != 0 {
-            let at = i + m.trailing_zeros() as usize;
-            out.extend_from_slice(&b[run..at]);
-            write_escape(out, b[at]);
-            run = at + 1;
-            m &= m - 1;
-        }
-        i += 16;
-    }
-    for (at, &c) in b.iter().enumerate().skip(i) {
-        if needs_escape(c) {
-            out.extend_from_slice(&b[run..at]);
-            write_escape(out, c);
-            run = at + 1;
-        }
-    }
-    out.extend_from_slice(&b[run..]);
-    out.put_u8(b'"');
-}
-
-/// Writes the escape of one byte that needs it (`"`, `\\` or a control character).
 #[inline]
-fn write_escape(out: &mut BytesMut, c: u8) {
-    let short = match c {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(c >> 4)],
-                HEX[usize::from(c & 0xf)],
-            ]);
-            return;
-        }
-    };
-    out.extend_from_slice(&[b'\\', short]);
+pub fn write_str(out: &mut BytesMut, s: &str) {
+    raw::write_str(out, s);
 }
 
 /// Writes JSON text that is already encoded (a value the caller knows to be valid), compact:

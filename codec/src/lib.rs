@@ -51,13 +51,23 @@
 //! - `tokio-util` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`].
 //!   Without it the crate does not depend on tokio.
 
+// The modules in layers: each imports only from the layers before it in this list (`error`
+// and `version` from anywhere), so none imports another that imports it.
+//
+// 1. `arch`: byte masks (SSE2, the portable loops, the run-time AVX2/AVX-512BW choice);
+// 2. `scan`: the structural scanner; `text`: text out of its spans;
+// 3. `raw`: `RawJson`, `Id`/`IdBuf`, the member walk, unescaping and escaping;
+// 4. `envelope`: the `_meta` keys; then `message`: the parse; then `era`;
+// 5. `encode` and `frame` (and `dom`) on top.
 mod arch;
 pub mod dom;
 pub mod encode;
+mod envelope;
 pub mod era;
 mod error;
 mod frame;
 mod message;
+mod raw;
 mod scan;
 mod text;
 pub mod version;
@@ -74,9 +84,8 @@ pub use error::{
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec, FrameRef};
-pub use message::{
-    Batch, DEFAULT_MAX_DEPTH, Id, IdBuf, Message, MessageKind, Parsed, Parser, RawJson, Rejection,
-};
+pub use message::{Batch, DEFAULT_MAX_DEPTH, Message, MessageKind, Parsed, Parser, Rejection};
+pub use raw::{Id, IdBuf, RawJson};
 pub use version::ProtocolVersion;
 
 /// Frames, validates and reads one message the way a server's hot path does, for benchmarks

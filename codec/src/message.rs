@@ -1,250 +1,14 @@
 //! `Message<'buf>`: a JSON-RPC message read in place from its frame.
 
 use crate::Error;
-use crate::era::{self, Envelope, EnvelopeSpans};
-use crate::scan::{Kind, Scanner, raw_eq, unescape_into};
+use crate::envelope::{self, Envelope, EnvelopeSpans};
+use crate::raw::{Id, RawJson, decode, raw_eq};
+use crate::scan::{Kind, Scanner};
 use crate::text::Text;
-use core::fmt;
-use smallvec::SmallVec;
 use std::borrow::Cow;
 
 /// The default nesting limit: containers deeper than this are refused with `-32700`.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
-
-/// A span of JSON text inside a frame, already validated.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RawJson<'buf>(&'buf str);
-
-impl<'buf> RawJson<'buf> {
-    /// The JSON text, exactly as it stands in the frame.
-    #[must_use]
-    pub const fn as_str(self) -> &'buf str {
-        self.0
-    }
-
-    /// The JSON text as bytes.
-    #[must_use]
-    pub const fn as_bytes(self) -> &'buf [u8] {
-        self.0.as_bytes()
-    }
-
-    /// True when the value is an object.
-    #[must_use]
-    pub fn is_object(self) -> bool {
-        self.0.as_bytes().first() == Some(&b'{')
-    }
-
-    /// True when the value is a string.
-    #[must_use]
-    pub fn is_string(self) -> bool {
-        self.0.as_bytes().first() == Some(&b'"')
-    }
-
-    /// True when the value is `null`.
-    #[must_use]
-    pub fn is_null(self) -> bool {
-        self.0 == "null"
-    }
-
-    /// The decoded value of a JSON string; `None` for other values.
-    /// It borrows from the frame unless the string holds escapes.
-    #[must_use]
-    pub fn as_string(self) -> Option<Cow<'buf, str>> {
-        let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
-        Some(decode(inner, inner.contains('\\')))
-    }
-
-    /// Looks up `key` among the members of this object (the last one wins, as in
-    /// `serde_json::Value`). `None` when the value is not an object or has no such member.
-    #[must_use]
-    pub fn get(self, key: &str) -> Option<Self> {
-        let mut found = None;
-        for_each_member(self, |k, escaped, v| {
-            if raw_eq(k.as_bytes(), escaped, key) {
-                found = Some(v);
-            }
-        });
-        found
-    }
-
-    /// Looks up several members of this object in one pass (the last of a duplicated key
-    /// wins); each slot is `None` when the value is not an object or lacks that key.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use janus_codec::RawJson;
-    ///
-    /// let params = RawJson::new_unchecked(r#"{"name":"echo","arguments":{"text":"hi"}}"#);
-    /// let [name, args] = params.get_many(["name", "arguments"]);
-    /// assert_eq!(name.unwrap().as_str(), r#""echo""#);
-    /// assert_eq!(args.unwrap().as_str(), r#"{"text":"hi"}"#);
-    /// ```
-    #[must_use]
-    pub fn get_many<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
-        let mut found = [None; N];
-        for_each_member(self, |k, escaped, v| {
-            if let Some(i) = keys
-                .iter()
-                .position(|key| raw_eq(k.as_bytes(), escaped, key))
-            {
-                found[i] = Some(v);
-            }
-        });
-        found
-    }
-
-    /// Wraps text that the caller knows to be one valid JSON value, for passthrough.
-    ///
-    /// The codec does not check it again; [`crate::encode`] only replaces raw line breaks
-    /// (which are white space outside strings) so the output stays one line.
-    #[must_use]
-    pub const fn new_unchecked(json: &'buf str) -> Self {
-        Self(json)
-    }
-}
-
-impl fmt::Debug for RawJson<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
-    }
-}
-
-/// Calls `f(raw key, key has escapes, value)` for each member of a validated object.
-pub(crate) fn for_each_member<'buf>(
-    obj: RawJson<'buf>,
-    mut f: impl FnMut(&'buf str, bool, RawJson<'buf>),
-) {
-    if !obj.is_object() {
-        return;
-    }
-    let text = Text::of_str(obj.0);
-    let mut sc = Scanner::validated(obj.0.as_bytes());
-    // The text is validated, so none of these steps can fail; stop quietly if one does.
-    let _ = (|| -> Result<(), Error> {
-        if !sc.enter_object(0)? {
-            return Ok(());
-        }
-        loop {
-            let (k, escaped) = sc.key()?;
-            sc.skip_ws();
-            let start = sc.pos;
-            sc.value(1)?;
-            f(text.span(k), escaped, RawJson(text.span(sc.since(start))));
-            if !sc.member_end()? {
-                return Ok(());
-            }
-        }
-    })();
-}
-
-pub(crate) fn decode(raw: &str, escaped: bool) -> Cow<'_, str> {
-    if escaped {
-        let mut s = String::new();
-        unescape_into(raw, &mut s);
-        Cow::Owned(s)
-    } else {
-        Cow::Borrowed(raw)
-    }
-}
-
-/// A JSON-RPC id: a string or an integer, kept as its raw bytes so that it is echoed byte for
-/// byte, and so that `1` and `"1"` stay different.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Id<'buf>(&'buf str);
-
-impl<'buf> Id<'buf> {
-    /// The id as JSON text: a quoted string (escapes as sent) or an integer.
-    #[must_use]
-    pub const fn as_raw(self) -> &'buf str {
-        self.0
-    }
-
-    /// True for a string id.
-    #[must_use]
-    pub fn is_string(self) -> bool {
-        self.0.as_bytes()[0] == b'"'
-    }
-
-    /// The value of an integer id that fits an `i64`.
-    #[must_use]
-    pub fn as_i64(self) -> Option<i64> {
-        if self.is_string() {
-            None
-        } else {
-            self.0.parse().ok()
-        }
-    }
-
-    /// The decoded text of a string id.
-    #[must_use]
-    pub fn as_string(self) -> Option<Cow<'buf, str>> {
-        RawJson(self.0).as_string()
-    }
-
-    /// Copies the id out of its frame (inline up to 23 bytes: no allocation for usual ids).
-    #[must_use]
-    pub fn to_owned(self) -> IdBuf {
-        IdBuf(SmallVec::from_slice(self.0.as_bytes()))
-    }
-
-    /// Reads an id from JSON text: a string or an integer, as a request id must be.
-    #[must_use]
-    pub fn from_json(raw: RawJson<'buf>) -> Option<Self> {
-        let mut sc = Scanner::validated(raw.0.as_bytes());
-        match sc.value(0) {
-            Ok(Kind::String { .. } | Kind::Integer) if sc.at_end() => Some(Id(raw.0)),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Debug for Id<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
-    }
-}
-
-impl fmt::Display for Id<'_> {
-    /// Writes the id as JSON, so `92` and `"92"` read differently.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
-    }
-}
-
-/// An owned JSON-RPC id: the raw JSON bytes, inline up to 23 bytes.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct IdBuf(SmallVec<[u8; 23]>);
-
-impl IdBuf {
-    /// An integer id.
-    #[must_use]
-    pub fn from_i64(n: i64) -> Self {
-        let mut b = itoa::Buffer::new();
-        Self(SmallVec::from_slice(b.format(n).as_bytes()))
-    }
-
-    /// A string id, escaped as JSON needs.
-    #[must_use]
-    pub fn from_string(s: &str) -> Self {
-        let mut out = bytes::BytesMut::new();
-        crate::encode::write_str(&mut out, s);
-        Self(SmallVec::from_slice(&out))
-    }
-
-    /// Borrows the id.
-    #[must_use]
-    pub fn as_id(&self) -> Id<'_> {
-        // INVARIANT: the bytes came from an `Id` (valid UTF-8 JSON) or from the constructors.
-        Id(core::str::from_utf8(&self.0).unwrap_or("null"))
-    }
-}
-
-impl fmt::Debug for IdBuf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.as_id(), f)
-    }
-}
 
 /// What a well-formed message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -823,7 +587,7 @@ impl ParamMembers {
             let [ks, kl, vs, vl] = self.kept[i];
             let k = slice(ks, kl)?;
             raw_eq(k.as_bytes(), self.escaped & (1 << i) != 0, key)
-                .then(|| slice(vs, vl).map(RawJson))
+                .then(|| slice(vs, vl).map(RawJson::new_unchecked))
                 .flatten()
         })
     }
@@ -840,12 +604,12 @@ fn read_meta<'buf>(
     }
     loop {
         // Compact clients write the envelope's keys as they are: take those whole.
-        let slot = if let Some((i, len)) = era::fast_key(sc.rest()) {
+        let slot = if let Some((i, len)) = envelope::fast_key(sc.rest()) {
             sc.pos += len;
             Some(i)
         } else {
             let (k, escaped) = sc.key()?;
-            era::key_index(k, escaped)
+            envelope::key_index(k, escaped)
         };
         sc.skip_ws();
         let start = sc.pos;
@@ -862,9 +626,9 @@ fn read_meta<'buf>(
 /// Classifies the members of a message object found in `text` (which holds every span).
 #[inline(always)]
 fn classify<'buf>(text: Text<'buf>, m: &Members<'buf>) -> Result<Message<'buf>, Rejection<'buf>> {
-    let json = |span| RawJson(text.span(span));
+    let json = |span| RawJson::new_unchecked(text.span(span));
     let id = match m.id {
-        Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id(text.span(v))),
+        Some((v, Kind::String { .. } | Kind::Integer)) => Some(Id::new_unchecked(text.span(v))),
         _ => None,
     };
     let reject = |error| Err(Rejection { error, id });
@@ -959,15 +723,5 @@ mod tests {
         let m = msg(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a"},"params":[1]}"#);
         assert_eq!(m.param("name"), None);
         assert_eq!(m.params().unwrap().as_str(), "[1]");
-    }
-
-    #[test]
-    fn get_many_reads_several_members_in_one_walk() {
-        let v = RawJson::new_unchecked(r#"{"a":1,"b":{"c":2},"a":3}"#);
-        assert_eq!(
-            v.get_many(["a", "b", "z"]).map(|x| x.map(RawJson::as_str)),
-            [Some("3"), Some(r#"{"c":2}"#), None]
-        );
-        assert_eq!(RawJson::new_unchecked("[1]").get_many(["a"]), [None]);
     }
 }

@@ -905,106 +905,6 @@ fn fits_under(digits: &[u8], max: &[u8]) -> bool {
     digits.len() < max.len() || (digits.len() == max.len() && digits <= max)
 }
 
-/// Compares a raw string (as between its quotes) with `want`, decoding escapes when there are
-/// any. `want` must not need escaping.
-///
-/// The raw bytes need not be known UTF-8 yet: the parse compares keys before it checks the
-/// frame's UTF-8, and a frame that fails that check is refused whatever its keys are.
-#[inline]
-pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
-    if !escaped {
-        return raw == want.as_bytes();
-    }
-    // An escape is at least two bytes for one, so a decoded match is never longer than raw.
-    if raw.len() < want.len() {
-        return false;
-    }
-    let mut rest = want.as_bytes();
-    let mut ok = true;
-    for_each_piece(raw, |piece| match piece {
-        Piece::Raw(run) => match rest.strip_prefix(&raw[run]) {
-            Some(r) => rest = r,
-            None => ok = false,
-        },
-        Piece::Char(c) => {
-            let mut tmp = [0u8; 4];
-            match rest.strip_prefix(c.encode_utf8(&mut tmp).as_bytes()) {
-                Some(r) => rest = r,
-                None => ok = false,
-            }
-        }
-    });
-    ok && rest.is_empty()
-}
-
-/// Decodes a validated raw string (as between its quotes) into `out`.
-pub(crate) fn unescape_into(raw: &str, out: &mut String) {
-    out.reserve(raw.len());
-    for_each_piece(raw.as_bytes(), |piece| match piece {
-        // Runs start and end at a `\` or at an end of `raw`: both are char boundaries.
-        Piece::Raw(run) => out.push_str(raw.get(run).unwrap_or_default()),
-        Piece::Char(c) => out.push(c),
-    });
-}
-
-/// A piece of a raw string: where a run of it stands as it is, or the character of one escape.
-enum Piece {
-    Raw(core::ops::Range<usize>),
-    Char(char),
-}
-
-/// Calls `f` with each piece of a raw string whose escapes were checked, in order.
-fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece)) {
-    let mut i = 0;
-    let mut run = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if run < i {
-            f(Piece::Raw(run..i));
-        }
-        let (c, len) = match b[i + 1] {
-            b'"' => ('"', 2),
-            b'\\' => ('\\', 2),
-            b'/' => ('/', 2),
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            _ => {
-                let hi = hex(&b[i + 2..i + 6]);
-                if (0xD800..0xDC00).contains(&hi) {
-                    let lo = hex(&b[i + 8..i + 12]);
-                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12)
-                } else {
-                    (char::from_u32(hi).unwrap_or('\u{FFFD}'), 6)
-                }
-            }
-        };
-        f(Piece::Char(c));
-        i += len;
-        run = i;
-    }
-    if run < b.len() {
-        f(Piece::Raw(run..b.len()));
-    }
-}
-
-fn hex(d: &[u8]) -> u32 {
-    d.iter().fold(0, |v, &c| {
-        let n = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => c - b'A' + 10,
-        };
-        (v << 4) | u32::from(n)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1256,21 +1156,5 @@ mod tests {
         assert_eq!(check("1.e5", 8), Err(Error::BadNumber));
         assert_eq!(check("-", 8), Err(Error::Truncated));
         assert_eq!(check("+1", 8), Err(Error::Syntax));
-    }
-
-    #[test]
-    fn escapes_decode_and_compare() {
-        let mut out = String::new();
-        unescape_into(r#"a\u00e9\n\ud83d\ude00\/"#, &mut out);
-        assert_eq!(out, "a\u{e9}\n\u{1F600}/");
-        assert!(raw_eq(br"js\u006fnrpc", true, "jsonrpc"));
-        assert!(!raw_eq(br"js\u006fnrpcx", true, "jsonrpc"));
-        assert!(!raw_eq(br"js\u006fr", true, "jsonrpc"));
-        // Raw runs of non-ASCII text around escapes.
-        out.clear();
-        unescape_into("\u{e9}\\t\u{fc}", &mut out);
-        assert_eq!(out, "\u{e9}\t\u{fc}");
-        assert!(raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}\u{e9}"));
-        assert!(!raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}e"));
     }
 }
