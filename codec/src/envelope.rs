@@ -8,6 +8,7 @@
 //! [`key_index`]), so this sits under the message; `era.rs`, above it, decides the era.
 
 use crate::raw::{RawJson, for_each_member, raw_eq};
+use crate::scan::{Scanner, Span};
 use crate::version::ProtocolVersion;
 use core::fmt;
 use std::borrow::Cow;
@@ -52,7 +53,16 @@ const KEYS: [&str; 5] = [
 /// An envelope while its `_meta` is being scanned: each key's value as bytes of the frame, in
 /// the order of [`KEYS`]. The parse makes an [`Envelope`] of it once the frame is known to be
 /// UTF-8 ([`Envelope::from_spans`]).
-pub(crate) type EnvelopeSpans<'buf> = [Option<&'buf [u8]>; 5];
+pub(crate) type EnvelopeSpans<'buf> = [Option<Span<'buf>>; 5];
+
+/// Each key quoted, with its colon, in the order of [`KEYS`].
+const QUOTED: [&[u8]; 5] = [
+    b"\"io.modelcontextprotocol/protocolVersion\":",
+    b"\"io.modelcontextprotocol/clientCapabilities\":",
+    b"\"io.modelcontextprotocol/clientInfo\":",
+    b"\"io.modelcontextprotocol/logLevel\":",
+    b"\"progressToken\":",
+];
 
 /// Which envelope key the raw key `k` is (its index in [`KEYS`]), if any.
 #[inline]
@@ -60,31 +70,27 @@ pub(crate) fn key_index(k: &[u8], escaped: bool) -> Option<usize> {
     KEYS.iter().position(|key| raw_eq(k, escaped, key))
 }
 
-/// Recognises a compact envelope key with its colon (`"progressToken":` and the like) at the
-/// start of `rest` without scanning it as a string: the key's index in [`KEYS`] and the
-/// length taken (quotes and colon).
+/// Takes a compact envelope key with its colon (`"progressToken":` and the like) at the
+/// cursor without scanning it as a string: the key's index in [`KEYS`].
 #[inline(always)]
-pub(crate) fn fast_key(rest: &[u8]) -> Option<(usize, usize)> {
+pub(crate) fn fast_key(sc: &mut Scanner<'_>) -> Option<usize> {
     const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
     // Each key is compared as a constant, which compiles to a few word compares.
     #[inline(always)]
-    fn taken(rest: &[u8], i: usize) -> Option<(usize, usize)> {
-        let key = KEYS[i].as_bytes();
-        let n = key.len();
-        let whole = rest.get(..n + 3)?;
-        (whole[0] == b'"' && &whole[1..=n] == key && &whole[n + 1..] == b"\":")
-            .then_some((i, n + 3))
+    fn taken(sc: &mut Scanner<'_>, i: usize) -> Option<usize> {
+        sc.take(QUOTED[i]).then_some(i)
     }
+    let rest = sc.rest();
     if rest.starts_with(PREFIX) {
         return match *rest.get(PREFIX.len())? {
-            b'p' => taken(rest, 0),
-            b'c' if rest.get(PREFIX.len() + 6) == Some(&b'C') => taken(rest, 1),
-            b'c' => taken(rest, 2),
-            b'l' => taken(rest, 3),
+            b'p' => taken(sc, 0),
+            b'c' if rest.get(PREFIX.len() + 6) == Some(&b'C') => taken(sc, 1),
+            b'c' => taken(sc, 2),
+            b'l' => taken(sc, 3),
             _ => None,
         };
     }
-    taken(rest, 4)
+    taken(sc, 4)
 }
 
 impl<'buf> Envelope<'buf> {
@@ -101,12 +107,12 @@ impl<'buf> Envelope<'buf> {
         env
     }
 
-    /// The envelope of scanned spans, each made a [`RawJson`] by `json` (the spans are bytes
-    /// of a frame that is now known to be UTF-8).
+    /// The envelope of scanned spans, each made a [`RawJson`] by `json` (the spans are of a
+    /// frame that is now known to be UTF-8).
     #[inline(always)]
     pub(crate) fn from_spans(
         spans: &EnvelopeSpans<'buf>,
-        json: impl Fn(&'buf [u8]) -> RawJson<'buf>,
+        json: impl Fn(Span<'buf>) -> RawJson<'buf>,
     ) -> Self {
         let [
             protocol_version,
@@ -316,6 +322,13 @@ mod tests {
                     requested: Cow::Borrowed(v)
                 })
             );
+        }
+    }
+
+    #[test]
+    fn the_quoted_keys_are_the_keys() {
+        for (quoted, key) in QUOTED.iter().zip(KEYS) {
+            assert_eq!(*quoted, format!("\"{key}\":").as_bytes());
         }
     }
 

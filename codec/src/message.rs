@@ -3,7 +3,7 @@
 use crate::Error;
 use crate::envelope::{self, Envelope, EnvelopeSpans};
 use crate::raw::{Id, RawJson, decode, raw_eq};
-use crate::scan::{Kind, Scanner};
+use crate::scan::{Kind, Scanner, Span};
 use crate::text::Text;
 use std::borrow::Cow;
 
@@ -148,8 +148,8 @@ impl<'buf> Batch<'buf> {
     pub fn iter(&self) -> impl Iterator<Item = Result<Message<'buf>, Rejection<'buf>>> + 'buf {
         let text = Text::of_str(self.text);
         let mut sc = Scanner::validated(self.text.as_bytes());
-        sc.pos = 1;
-        let mut done = false;
+        // The text is a validated array, so this takes its `[`.
+        let mut done = sc.expect(b'[').is_err();
         core::iter::from_fn(move || {
             if done {
                 return None;
@@ -165,12 +165,7 @@ impl<'buf> Batch<'buf> {
                 debug_assert!(r.is_ok(), "batch text was validated");
                 Err(Rejection::from(Error::NotAnObject))
             };
-            sc.skip_ws();
-            if sc.peek() == Some(b',') {
-                sc.pos += 1;
-            } else {
-                done = true;
-            }
+            done = sc.expect(b',').is_err();
             Some(item)
         })
     }
@@ -258,7 +253,7 @@ impl Parser {
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
         // The scan stopped at the end of the line, after its white space.
-        let nl = sc.pos;
+        let nl = sc.pos();
         if scanned.is_err() || buf.get(nl) != Some(&b'\n') {
             return None;
         }
@@ -312,7 +307,7 @@ fn finish<'buf>(
 /// batch's array.
 enum Scanned<'buf> {
     Single,
-    Batch(&'buf [u8]),
+    Batch(Span<'buf>),
 }
 
 /// Scans a whole frame: the message object's members (into `m`), or a batch's array, or the
@@ -329,16 +324,14 @@ fn scan_frame<'buf>(sc: &mut Scanner<'buf>, m: &mut Members<'buf>) -> Result<Sca
             Ok(Scanned::Single)
         }
         Some(b'[') => {
-            let start = sc.pos;
+            let start = sc.mark()?;
             sc.value(0)?;
             let array = sc.since(start);
             if !sc.at_end() {
                 return Err(Error::Syntax);
             }
-            let mut inner = Scanner::validated(array);
-            inner.pos = 1;
-            inner.skip_ws();
-            if inner.peek() == Some(b']') {
+            let mut inner = Scanner::validated(array.bytes());
+            if inner.expect(b'[').is_ok() && inner.expect(b']').is_ok() {
                 return Err(Error::EmptyBatch);
             }
             Ok(Scanned::Batch(array))
@@ -358,14 +351,14 @@ fn scan_frame<'buf>(sc: &mut Scanner<'buf>, m: &mut Members<'buf>) -> Result<Sca
 /// the frame's bytes, made text once the frame is known to be UTF-8.
 #[derive(Default)]
 struct Members<'buf> {
-    jsonrpc: Option<(&'buf [u8], Kind)>,
-    id: Option<(&'buf [u8], Kind)>,
-    method: Option<(&'buf [u8], Kind)>,
-    params: Option<(&'buf [u8], Kind)>,
+    jsonrpc: Option<(Span<'buf>, Kind)>,
+    id: Option<(Span<'buf>, Kind)>,
+    method: Option<(Span<'buf>, Kind)>,
+    params: Option<(Span<'buf>, Kind)>,
     params_members: ParamMembers,
-    meta: Option<(&'buf [u8], EnvelopeSpans<'buf>)>,
-    result: Option<&'buf [u8]>,
-    error: Option<&'buf [u8]>,
+    meta: Option<(Span<'buf>, EnvelopeSpans<'buf>)>,
+    result: Option<Span<'buf>>,
+    error: Option<Span<'buf>>,
 }
 
 /// Which member a key names.
@@ -406,21 +399,21 @@ fn field(k: &[u8], escaped: bool) -> Field {
     }
 }
 
-/// Recognises a compact member key (`"id":` and the like) at the start of `rest` without
-/// scanning it as a string; returns the field and the length taken (quotes and colon).
+/// Takes a compact member key (`"id":` and the like) at the cursor without scanning it as a
+/// string; returns the field.
 #[inline(always)]
-fn fast_key(rest: &[u8]) -> Option<(Field, usize)> {
+fn fast_key(sc: &mut Scanner<'_>) -> Option<Field> {
     // Each key is compared as a constant, which compiles to a few word compares.
     #[inline(always)]
-    fn take(rest: &[u8], key: &[u8], f: Field) -> Option<(Field, usize)> {
-        rest.starts_with(key).then_some((f, key.len()))
+    fn take(sc: &mut Scanner<'_>, key: &'static [u8], f: Field) -> Option<Field> {
+        sc.take(key).then_some(f)
     }
-    match *rest.get(1)? {
-        b'i' => take(rest, br#""id":"#, Field::Id),
-        b'm' => take(rest, br#""method":"#, Field::Method),
-        b'p' => take(rest, br#""params":"#, Field::Params),
-        b'r' => take(rest, br#""result":"#, Field::Result),
-        b'e' => take(rest, br#""error":"#, Field::Error),
+    match *sc.rest().get(1)? {
+        b'i' => take(sc, br#""id":"#, Field::Id),
+        b'm' => take(sc, br#""method":"#, Field::Method),
+        b'p' => take(sc, br#""params":"#, Field::Params),
+        b'r' => take(sc, br#""result":"#, Field::Result),
+        b'e' => take(sc, br#""error":"#, Field::Error),
         _ => None,
     }
 }
@@ -436,27 +429,21 @@ fn read_object<'buf>(
     if sc.enter_object(depth)? {
         loop {
             // Compact clients write `{"jsonrpc":"2.0",...`: take that member whole.
-            const JSONRPC: &[u8] = br#""jsonrpc":"2.0""#;
-            if sc.rest().starts_with(JSONRPC) {
-                sc.pos += JSONRPC.len();
-                m.jsonrpc = Some((sc.since(sc.pos - 5), Kind::String { escaped: false }));
+            if let Some(v) = sc.take_member(br#""jsonrpc":"2.0""#, 10) {
+                m.jsonrpc = Some((v, Kind::String { escaped: false }));
                 if !sc.member_end()? {
                     break;
                 }
                 continue;
             }
-            let f = match fast_key(sc.rest()) {
-                Some((f, len)) => {
-                    sc.pos += len;
-                    f
-                }
+            let f = match fast_key(sc) {
+                Some(f) => f,
                 None => {
                     let (k, escaped) = sc.key()?;
-                    field(k, escaped)
+                    field(k.bytes(), escaped)
                 }
             };
-            sc.skip_ws();
-            let start = sc.pos;
+            let start = sc.mark()?;
             let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
                 read_params(sc, depth + 1, &mut m.params_members, &mut m.meta)?;
                 Kind::Object
@@ -497,30 +484,28 @@ fn read_params<'buf>(
     sc: &mut Scanner<'buf>,
     depth: usize,
     members: &mut ParamMembers,
-    meta: &mut Option<(&'buf [u8], EnvelopeSpans<'buf>)>,
+    meta: &mut Option<(Span<'buf>, EnvelopeSpans<'buf>)>,
 ) -> Result<(), Error> {
     *meta = None;
     *members = ParamMembers::default();
-    let params_start = sc.pos;
+    let params_start = sc.mark()?;
     if !sc.enter_object(depth)? {
         return Ok(());
     }
     loop {
         // A compact `"_meta":` is taken whole; every other key is read as a string.
         const META: &[u8] = br#""_meta":"#;
-        let (k, escaped, is_meta) = if sc.rest().starts_with(META) {
-            let k = &sc.rest()[1..META.len() - 2];
-            sc.pos += META.len();
-            (k, false, true)
+        let rest = sc.rest();
+        let (k, escaped, is_meta) = if sc.take(META) {
+            (&rest[1..META.len() - 2], false, true)
         } else {
             let (k, escaped) = sc.key()?;
-            (k, escaped, raw_eq(k, escaped, "_meta"))
+            (k.bytes(), escaped, raw_eq(k.bytes(), escaped, "_meta"))
         };
-        sc.skip_ws();
-        let start = sc.pos;
+        let start = sc.mark()?;
         let value = if is_meta {
             // The last `_meta` wins, as every duplicated key does.
-            let (span, env) = meta.insert((&[], EnvelopeSpans::default()));
+            let (span, env) = meta.insert((sc.since(start), EnvelopeSpans::default()));
             if sc.peek() == Some(b'{') {
                 read_meta(sc, depth + 1, env)?;
             } else {
@@ -533,7 +518,7 @@ fn read_params<'buf>(
             sc.since(start)
         };
         // The params text read so far holds this member; the offsets only need its start.
-        members.push(sc.since(params_start), k, escaped, value);
+        members.push(sc.since(params_start).bytes(), k, escaped, value.bytes());
         if !sc.member_end()? {
             return Ok(());
         }
@@ -604,15 +589,13 @@ fn read_meta<'buf>(
     }
     loop {
         // Compact clients write the envelope's keys as they are: take those whole.
-        let slot = if let Some((i, len)) = envelope::fast_key(sc.rest()) {
-            sc.pos += len;
+        let slot = if let Some(i) = envelope::fast_key(sc) {
             Some(i)
         } else {
             let (k, escaped) = sc.key()?;
-            envelope::key_index(k, escaped)
+            envelope::key_index(k.bytes(), escaped)
         };
-        sc.skip_ws();
-        let start = sc.pos;
+        let start = sc.mark()?;
         sc.value(depth + 1)?;
         if let Some(i) = slot {
             env[i] = Some(sc.since(start));
@@ -633,7 +616,7 @@ fn classify<'buf>(text: Text<'buf>, m: &Members<'buf>) -> Result<Message<'buf>, 
     };
     let reject = |error| Err(Rejection { error, id });
     match m.jsonrpc {
-        Some((v, Kind::String { escaped })) if raw_eq(&v[1..v.len() - 1], escaped, "2.0") => {}
+        Some((v, Kind::String { escaped })) if raw_eq(v.string_body().bytes(), escaped, "2.0") => {}
         _ => return reject(Error::BadVersion),
     }
     let id_is_null = matches!(m.id, Some((_, Kind::Null)));
@@ -662,7 +645,7 @@ fn classify<'buf>(text: Text<'buf>, m: &Members<'buf>) -> Result<Message<'buf>, 
                 MessageKind::Notification
             },
             id,
-            method: decode(text.span(&method[1..method.len() - 1]), escaped),
+            method: decode(text.span(method.string_body()), escaped),
             params: m.params.map(|p| json(p.0)),
             meta: m.meta.map(|m| json(m.0)),
             envelope: m

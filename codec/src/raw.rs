@@ -129,8 +129,7 @@ pub(crate) fn for_each_member<'buf>(
         }
         loop {
             let (k, escaped) = sc.key()?;
-            sc.skip_ws();
-            let start = sc.pos;
+            let start = sc.mark()?;
             sc.value(1)?;
             f(text.span(k), escaped, RawJson(text.span(sc.since(start))));
             if !sc.member_end()? {

@@ -188,13 +188,55 @@ impl Containers {
     }
 }
 
+/// Bytes of a scanned text that the scanner took as one value, or as the body of a string
+/// (a key's, say), for `text.rs` to hand out as `&str`.
+///
+/// Only this module makes one, which is what lets `Text::span` trust it without a check.
+///
+/// INVARIANT: each end of the span is a position `p` of the scanner's text where the byte at
+/// `p` or the byte at `p - 1` is an ASCII byte of that text. In any UTF-8 text that holds
+/// those bytes, such a `p` is a character boundary: an ASCII byte is a whole character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span<'buf>(&'buf [u8]);
+
+impl<'buf> Span<'buf> {
+    /// The bytes of the span.
+    #[inline(always)]
+    pub(crate) const fn bytes(self) -> &'buf [u8] {
+        self.0
+    }
+
+    /// The body of a string value's span (between its quotes); empty, at the span's start,
+    /// when the span is not a string's.
+    #[inline(always)]
+    pub(crate) fn string_body(self) -> Self {
+        match self.0 {
+            // INVARIANT: the body's ends are next to the quotes, which are ASCII.
+            [b'"', body @ .., b'"'] => Self(body),
+            // INVARIANT: the span's start is one of its ends, so it meets the invariant.
+            _ => Self(&self.0[..0]),
+        }
+    }
+}
+
+/// Where a value starts, for [`Scanner::since`]: a position the scanner stood at, at an ASCII
+/// byte.
+///
+/// INVARIANT: the byte at this position of the scanner's text is ASCII.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark(usize);
+
 /// A cursor over one JSON text.
 pub(crate) struct Scanner<'buf> {
     /// The whole text, not yet known to be UTF-8: see [`Scanner::maybe_non_ascii`].
     b: &'buf [u8],
     /// Where the scan is. Every byte before it that the scan took is part of a token it
     /// checked.
-    pub(crate) pos: usize,
+    ///
+    /// INVARIANT: 0, or the byte at `pos - 1` is ASCII: every step of the scan ends just after
+    /// a byte of JSON syntax (a quote, a bracket, `:`, `,`, white space, a digit or a
+    /// literal's letter). [`Span`] relies on it; only this module moves the cursor.
+    pos: usize,
     max_depth: usize,
     /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
     /// above ASCII only inside strings; the short-string paths refuse them (leaving such a
@@ -262,11 +304,12 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
-    /// Skips white space, then takes `c` or fails.
+    /// Skips white space, then takes the ASCII byte `c` or fails.
     #[inline(always)]
     pub(crate) fn expect(&mut self, c: u8) -> Result<(), Error> {
         match self.peek_past_ws() {
-            Some(x) if x == c => {
+            // INVARIANT of `pos`: `c` is ASCII (a constant at every call, so this folds away).
+            Some(x) if x == c && c.is_ascii() => {
                 self.pos += 1;
                 Ok(())
             }
@@ -298,15 +341,64 @@ impl<'buf> Scanner<'buf> {
             && self.pos >= frame.len()
     }
 
-    /// The text from `start` to the cursor.
-    ///
-    /// INVARIANT (`text.rs` relies on it): the spans the parse takes this way, and those of
-    /// [`Scanner::key`] and [`Scanner::string`], start and end next to an ASCII byte of JSON
-    /// syntax (a quote, a bracket, `:`, `,`, white space, a digit or a literal's letter) or at
-    /// an end of the text, so they cut UTF-8 text at character boundaries.
+    /// Where the scan is (the length of the text it took so far).
     #[inline(always)]
-    pub(crate) fn since(&self, start: usize) -> &'buf [u8] {
-        &self.b[start..self.pos]
+    pub(crate) const fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Skips white space and marks where the next value starts, for [`Scanner::since`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] at the end of the text, and [`Error::Syntax`] at a byte above ASCII,
+    /// which no value starts with: what [`Scanner::value`] would say there.
+    #[inline(always)]
+    pub(crate) fn mark(&mut self) -> Result<Mark, Error> {
+        match self.peek_past_ws() {
+            // INVARIANT: the byte at the mark is ASCII.
+            Some(c) if c.is_ascii() => Ok(Mark(self.pos)),
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// The text from `start` to the cursor: the value taken since the mark.
+    #[inline(always)]
+    pub(crate) fn since(&self, start: Mark) -> Span<'buf> {
+        // INVARIANT: the start is a mark, at an ASCII byte; the end is the cursor, just after
+        // an ASCII byte (the INVARIANT of `pos`) or at the mark itself.
+        Span(&self.b[start.0..self.pos])
+    }
+
+    /// Takes `lit` (ASCII text) when the text at the cursor starts with it.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, lit: &'static [u8]) -> bool {
+        // INVARIANT of `pos`: the cursor lands after the last byte of `lit`, checked ASCII (a
+        // constant at every call, so the check folds away).
+        let taken = lit.last().is_some_and(u8::is_ascii) && self.rest().starts_with(lit);
+        if taken {
+            self.pos += lit.len();
+        }
+        taken
+    }
+
+    /// Takes the member `lit` (a key, its colon and a value, in ASCII) when the text at the
+    /// cursor starts with it, and returns the span of its value, which starts at `value_at`.
+    #[inline(always)]
+    pub(crate) fn take_member(
+        &mut self,
+        lit: &'static [u8],
+        value_at: usize,
+    ) -> Option<Span<'buf>> {
+        // INVARIANT: the value's span starts at an ASCII byte and ends after one (checked; a
+        // constant at every call, so the checks fold away).
+        if !lit.get(value_at).is_some_and(u8::is_ascii) {
+            return None;
+        }
+        let start = self.pos;
+        self.take(lit)
+            .then(|| Span(&self.b[start + value_at..self.pos]))
     }
 
     /// True when only white space is left (up to a `\n` that ends the text, when one does).
@@ -369,7 +461,7 @@ impl<'buf> Scanner<'buf> {
             self.pos = end + 2;
             return Ok(());
         }
-        self.key().map(|_| ())
+        self.key_bytes().map(|_| ())
     }
 
     /// Reads a string whose opening quote is at the cursor.
@@ -809,9 +901,19 @@ impl<'buf> Scanner<'buf> {
         self.skip_key().map(|()| false)
     }
 
-    /// Reads `"key" :` (white space around it included) and returns the raw key.
+    /// Reads `"key" :` (white space around it included) and returns the raw key (between its
+    /// quotes) and whether it holds an escape.
     #[inline(always)]
-    pub(crate) fn key(&mut self) -> Result<(&'buf [u8], bool), Error> {
+    pub(crate) fn key(&mut self) -> Result<(Span<'buf>, bool), Error> {
+        self.key_bytes().map(|(k, escaped)| {
+            // INVARIANT: a key's body lies between its quotes, which are ASCII.
+            (Span(k), escaped)
+        })
+    }
+
+    /// [`Scanner::key`], as bytes.
+    #[inline(always)]
+    fn key_bytes(&mut self) -> Result<(&'buf [u8], bool), Error> {
         // Compact text: a short plain `"key":` with nothing between.
         if self.peek_past_ws() == Some(b'"')
             && let Some(end) = self.plain_string_end(self.pos + 1)
@@ -858,9 +960,13 @@ impl<'buf> Scanner<'buf> {
     /// At `{`: enters the object. `Ok(false)` when it is empty (and consumed whole).
     #[inline]
     pub(crate) fn enter_object(&mut self, depth: usize) -> Result<bool, Error> {
+        if self.peek() != Some(b'{') {
+            return Err(Error::Syntax);
+        }
         if depth + 1 > self.max_depth {
             return Err(Error::TooDeep);
         }
+        // INVARIANT of `pos`: past the `{`.
         self.pos += 1;
         match self.peek_past_ws() {
             Some(b'}') => {
