@@ -1,8 +1,8 @@
 //! Writers of JSON-RPC messages straight into a `BytesMut`, without serde.
 //!
 //! Every message is compact JSON followed by one `\n`, and never holds another raw line
-//! break: strings are escaped, and passthrough JSON has its raw `\r`/`\n` white space (the only
-//! place they can be in valid JSON) replaced with spaces.
+//! break: strings are escaped, and passthrough JSON ([`write_raw`]) is written without the
+//! white space outside its strings, where the only raw line breaks of valid JSON are.
 //!
 //! # Example
 //!
