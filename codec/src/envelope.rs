@@ -280,7 +280,7 @@ mod tests {
     use super::*;
 
     fn env(meta: &str) -> Envelope<'_> {
-        Envelope::from_meta(RawJson::new_unchecked(meta))
+        Envelope::from_meta(RawJson::parse(meta).unwrap())
     }
 
     #[test]

@@ -88,13 +88,20 @@ pub use message::{Batch, DEFAULT_MAX_DEPTH, Message, MessageKind, Parsed, Parser
 pub use raw::{Id, IdBuf, RawJson};
 pub use version::ProtocolVersion;
 
-/// Frames, validates and reads one message the way a server's hot path does, for benchmarks
-/// and tools: the era a first request would open, or the rejection.
-///
-/// # Errors
-///
-/// The [`Rejection`] of [`Parser::parse_single`].
-pub fn classify(frame: &[u8]) -> Result<(MessageKind, Era), Rejection<'_>> {
-    let msg = Parser::new().parse_single(frame)?;
-    Ok((msg.kind(), Era::of_first_request(&msg)))
+/// Items for the benchmarks (`janus-bench`) and the fuzz targets only: not part of the
+/// crate's API, and free to change (as httparse's `_benchable`).
+#[doc(hidden)]
+pub mod _benchable {
+    use crate::{Era, MessageKind, Parser, Rejection};
+
+    /// Validates and reads one frame the way a server's hot path does: the message's kind and
+    /// the era a first request would open, or the rejection.
+    ///
+    /// # Errors
+    ///
+    /// The [`Rejection`] of [`Parser::parse_single`].
+    pub fn classify(frame: &[u8]) -> Result<(MessageKind, Era), Rejection<'_>> {
+        let msg = Parser::new().parse_single(frame)?;
+        Ok((msg.kind(), Era::of_first_request(&msg)))
+    }
 }

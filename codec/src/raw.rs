@@ -77,7 +77,7 @@ impl<'buf> RawJson<'buf> {
     /// ```
     /// use janus_codec::RawJson;
     ///
-    /// let params = RawJson::new_unchecked(r#"{"name":"echo","arguments":{"text":"hi"}}"#);
+    /// let params = RawJson::parse(r#"{"name":"echo","arguments":{"text":"hi"}}"#).unwrap();
     /// let [name, args] = params.get_many(["name", "arguments"]);
     /// assert_eq!(name.unwrap().as_str(), r#""echo""#);
     /// assert_eq!(args.unwrap().as_str(), r#"{"text":"hi"}"#);
@@ -96,12 +96,39 @@ impl<'buf> RawJson<'buf> {
         found
     }
 
-    /// Wraps text that the caller knows to be one valid JSON value, for passthrough.
+    /// Checks that `json` is one JSON value, as the parse of a frame checks each value (the
+    /// grammar, escapes, numbers that fit a double; any depth, since the scan is iterative),
+    /// and wraps it. White space around the value is left out, as in the spans of a
+    /// [`crate::Message`].
     ///
-    /// The codec does not check it again; [`crate::encode`] only replaces raw line breaks
-    /// (which are white space outside strings) so the output stays one line.
-    #[must_use]
-    pub const fn new_unchecked(json: &'buf str) -> Self {
+    /// # Errors
+    ///
+    /// The fault, as [`crate::Parser::parse`] would name it: [`Error::Truncated`] when the
+    /// text ends inside the value (or holds none), [`Error::Syntax`] when more than one value
+    /// or something else follows, and so on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use janus_codec::{Error, RawJson};
+    ///
+    /// assert_eq!(RawJson::parse(" \"a\\u00e9\" ").unwrap().as_string().unwrap(), "a\u{e9}");
+    /// assert_eq!(RawJson::parse(r#""\""#), Err(Error::Truncated));
+    /// assert_eq!(RawJson::parse("1 2"), Err(Error::Syntax));
+    /// ```
+    pub fn parse(json: &'buf str) -> Result<Self, Error> {
+        let mut sc = Scanner::validated(json.as_bytes());
+        let start = sc.mark()?;
+        sc.value(0)?;
+        let value = sc.since(start);
+        if !sc.at_end() {
+            return Err(Error::Syntax);
+        }
+        Ok(Self(Text::of_str(json).span(value)))
+    }
+
+    /// Wraps text that the scanner took as one JSON value (every accessor relies on that).
+    pub(crate) const fn new_unchecked(json: &'buf str) -> Self {
         Self(json)
     }
 }
@@ -435,11 +462,11 @@ mod tests {
 
     #[test]
     fn get_many_reads_several_members_in_one_walk() {
-        let v = RawJson::new_unchecked(r#"{"a":1,"b":{"c":2},"a":3}"#);
+        let v = RawJson::parse(r#"{"a":1,"b":{"c":2},"a":3}"#).unwrap();
         assert_eq!(
             v.get_many(["a", "b", "z"]).map(|x| x.map(RawJson::as_str)),
             [Some("3"), Some(r#"{"c":2}"#), None]
         );
-        assert_eq!(RawJson::new_unchecked("[1]").get_many(["a"]), [None]);
+        assert_eq!(RawJson::parse("[1]").unwrap().get_many(["a"]), [None]);
     }
 }
