@@ -1,8 +1,8 @@
 //! Writers of JSON-RPC messages straight into a `BytesMut`, without serde.
 //!
 //! Every message is compact JSON followed by one `\n`, and never holds another raw line
-//! break: strings are escaped, and passthrough JSON has its raw `\r`/`\n` white space (the only
-//! place they can be in valid JSON) replaced with spaces.
+//! break: strings are escaped, and passthrough JSON ([`write_raw`]) is written without the
+//! white space outside its strings, where the only raw line breaks of valid JSON are.
 //!
 //! # Example
 //!
@@ -20,104 +20,17 @@
 //! );
 //! ```
 
-use crate::message::Id;
+use crate::raw::{self, Id};
 use bytes::{BufMut, BytesMut};
 use smallvec::SmallVec;
-
-#[inline(always)]
-const fn needs_escape(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
 
 /// Writes `s` as a JSON string (quoted and escaped).
 ///
 /// Runs that need no escape are copied whole; `"`, `\` and control characters are escaped
 /// (`\n`, `\t`... or `\u00XX`). Non-ASCII text is written as UTF-8.
-pub fn write_str(out: &mut BytesMut, s: &str) {
-    let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.put_u8(b'"');
-    // `run` is where the bytes not yet copied start: plain runs are copied whole, at the next
-    // escape or at the end.
-    let mut run = 0;
-    let mut i = 0;
-    while let Some(block) = b.get(i..i + 16) {
-        let mut m = escape_mask16(block.try_into().unwrap_or(&[0; 16]));
-        while m != 0 {
-            let at = i + m.trailing_zeros() as usize;
-            out.extend_from_slice(&b[run..at]);
-            write_escape(out, b[at]);
-            run = at + 1;
-            m &= m - 1;
-        }
-        i += 16;
-    }
-    for (at, &c) in b.iter().enumerate().skip(i) {
-        if needs_escape(c) {
-            out.extend_from_slice(&b[run..at]);
-            write_escape(out, c);
-            run = at + 1;
-        }
-    }
-    out.extend_from_slice(&b[run..]);
-    out.put_u8(b'"');
-}
-
-/// Writes the escape of one byte that needs it (`"`, `\\` or a control character).
 #[inline]
-fn write_escape(out: &mut BytesMut, c: u8) {
-    let short = match c {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(c >> 4)],
-                HEX[usize::from(c & 0xf)],
-            ]);
-            return;
-        }
-    };
-    out.extend_from_slice(&[b'\\', short]);
-}
-
-/// A 16-bit mask of the bytes of `s` that need escaping (bit `i` for `s[i]`), by SSE2.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn escape_mask16(s: &[u8; 16]) -> u32 {
-    use safe_arch::{
-        cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let quote = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
-    let backslash = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // A byte is below 0x20 when the unsigned minimum with 0x1f is the byte itself.
-    let control = cmp_eq_mask_i8_m128i(min_u8_m128i(v, set_splat_i8_m128i(0x1f)), v);
-    move_mask_i8_m128i(quote | backslash | control) as u32
-}
-
-/// A 16-bit mask of the bytes of `s` that need escaping: the portable path.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn escape_mask16(s: &[u8; 16]) -> u32 {
-    escape_mask16_portable(s)
-}
-
-/// The portable [`escape_mask16`], also built in tests to check it against the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-fn escape_mask16_portable(s: &[u8; 16]) -> u32 {
-    s.iter()
-        .enumerate()
-        .fold(0, |m, (i, &c)| m | (u32::from(needs_escape(c)) << i))
+pub fn write_str(out: &mut BytesMut, s: &str) {
+    raw::write_str(out, s);
 }
 
 /// Writes JSON text that is already encoded (a value the caller knows to be valid), compact:
@@ -167,7 +80,7 @@ pub fn write_raw(out: &mut BytesMut, json: &str) {
 
 /// True when `b` holds a JSON white-space byte.
 fn has_white_space(b: &[u8]) -> bool {
-    crate::scan::any_byte(b, |c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    crate::arch::any_byte(b, |c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// The offset just after the closing quote of the string whose body starts at `i`.
@@ -422,26 +335,6 @@ mod tests {
                     assert_eq!(&out[..], serde_json::to_string(&s).unwrap().as_bytes());
                 }
             }
-        }
-    }
-
-    #[test]
-    fn portable_escape_mask_agrees_with_the_target_mask() {
-        let alphabet = [b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'\n'];
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        for _ in 0..20_000 {
-            let mut block = [0u8; 16];
-            for b in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = alphabet[(state % 10) as usize];
-            }
-            assert_eq!(
-                escape_mask16(&block),
-                escape_mask16_portable(&block),
-                "{block:?}"
-            );
         }
     }
 

@@ -97,9 +97,12 @@ impl FrameCodec {
         self
     }
 
-    /// The longest line accepted.
+    /// The longest line accepted, as [`FrameCodec::max_frame_len`] set it.
+    ///
+    /// (The setter has the plain name, as builder setters do here; the getter takes `get_`,
+    /// as `std::process::Command`'s do.)
     #[must_use]
-    pub const fn frame_limit(&self) -> usize {
+    pub const fn get_max_frame_len(&self) -> usize {
         self.max_len
     }
 

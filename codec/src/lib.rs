@@ -23,9 +23,9 @@
 //! with `RUSTFLAGS="--cfg janus_codec_safe"` leaves it all out:
 //!
 //! - on x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
-//!   at run time (`wide`; the safe build uses SSE2 through `safe_arch` everywhere);
+//!   at run time (`arch/wide.rs`; the safe build uses SSE2 through `safe_arch` everywhere);
 //! - a frame that the scan proved ASCII is text without a second UTF-8 pass, and the spans
-//!   the scan gives are text without a check of their ends (`text`; the safe build checks
+//!   the scan gives are text without a check of their ends (`text.rs`; the safe build checks
 //!   every frame with `simdutf8` and every span with `str::get`).
 //!
 //! # Example
@@ -51,17 +51,26 @@
 //! - `tokio-util` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`].
 //!   Without it the crate does not depend on tokio.
 
+// The modules in layers: each imports only from the layers before it in this list (`error`
+// and `version` from anywhere), so none imports another that imports it.
+//
+// 1. `arch`: byte masks (SSE2, the portable loops, the run-time AVX2/AVX-512BW choice);
+// 2. `scan`: the structural scanner; `text`: text out of its spans;
+// 3. `raw`: `RawJson`, `Id`/`IdBuf`, the member walk, unescaping and escaping;
+// 4. `envelope`: the `_meta` keys; then `message`: the parse; then `era`;
+// 5. `encode` and `frame` (and `dom`) on top.
+mod arch;
 pub mod dom;
 pub mod encode;
+mod envelope;
 pub mod era;
 mod error;
 mod frame;
 mod message;
+mod raw;
 mod scan;
 mod text;
 pub mod version;
-#[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-mod wide;
 
 #[cfg(test)]
 mod tests;
@@ -75,18 +84,24 @@ pub use error::{
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec, FrameRef};
-pub use message::{
-    Batch, DEFAULT_MAX_DEPTH, Id, IdBuf, Message, MessageKind, Parsed, Parser, RawJson, Rejection,
-};
+pub use message::{Batch, DEFAULT_MAX_DEPTH, Message, MessageKind, Parsed, Parser, Rejection};
+pub use raw::{Id, IdBuf, RawJson};
 pub use version::ProtocolVersion;
 
-/// Frames, validates and reads one message the way a server's hot path does, for benchmarks
-/// and tools: the era a first request would open, or the rejection.
-///
-/// # Errors
-///
-/// The [`Rejection`] of [`Parser::parse_single`].
-pub fn classify(frame: &[u8]) -> Result<(MessageKind, Era), Rejection<'_>> {
-    let msg = Parser::new().parse_single(frame)?;
-    Ok((msg.kind(), Era::of_first_request(&msg)))
+/// Items for the benchmarks (`janus-bench`) and the fuzz targets only: not part of the
+/// crate's API, and free to change (as httparse's `_benchable`).
+#[doc(hidden)]
+pub mod _benchable {
+    use crate::{Era, MessageKind, Parser, Rejection};
+
+    /// Validates and reads one frame the way a server's hot path does: the message's kind and
+    /// the era a first request would open, or the rejection.
+    ///
+    /// # Errors
+    ///
+    /// The [`Rejection`] of [`Parser::parse_single`].
+    pub fn classify(frame: &[u8]) -> Result<(MessageKind, Era), Rejection<'_>> {
+        let msg = Parser::new().parse_single(frame)?;
+        Ok((msg.kind(), Era::of_first_request(&msg)))
+    }
 }

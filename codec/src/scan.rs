@@ -1,8 +1,7 @@
 //! The structural scanner: one validating pass over JSON text, no DOM.
 //!
-//! The scanner walks a frame that is already known to be UTF-8 (the caller checks the whole
-//! frame at once with `simdutf8`) and checks the JSON grammar as RFC 8259 and `serde_json`
-//! define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
+//! The scanner walks a frame as bytes, not yet known to be UTF-8, and checks the JSON grammar
+//! as RFC 8259 and `serde_json` define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
 //! pairs), numbers (grammar, and a value that fits a double, as `serde_json` demands),
 //! literals, and nesting up to a limit.
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
@@ -13,11 +12,16 @@
 //! 16-byte chunk, where its end comes from the quote mask alone and the other mask only
 //! confirms it (the walk is bound by the latency from one token's end to the next); longer
 //! ones walk their escapes through the masks of 64-byte blocks.
-//! The masks come from SSE2 compares through `safe_arch` (a plain loop on other targets), and
-//! for long strings from AVX2 or AVX-512BW when the CPU has them (the `wide` module, the
-//! crate's only `unsafe` code).
+//! The masks come from `arch`: SSE2 compares through `safe_arch` (a plain loop on other
+//! targets), and for long strings AVX2 or AVX-512BW when the CPU has them.
+//!
+//! The scan notes whether it took any byte above ASCII (all of them sit inside strings):
+//! a frame scanned whole without one is ASCII, so it is UTF-8 without a second pass, and any
+//! other frame is checked with `simdutf8` afterwards (see `text.rs`). Until then the bytes of
+//! a string may be anything above ASCII.
 
 use crate::Error;
+use crate::arch::{self, BlockScan, quotes16};
 
 /// The kind of a JSON value, as seen from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,19 +40,6 @@ pub(crate) enum Kind {
     Null,
 }
 
-/// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
-/// early exit inside them, so the compare vectorises.
-#[inline]
-pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        if block.iter().fold(0u8, |acc, &x| acc | u8::from(class(x))) != 0 {
-            return true;
-        }
-    }
-    blocks.remainder().iter().any(|&x| class(x))
-}
-
 /// The sixteen bytes of `b` from `at`, when there are that many.
 #[inline(always)]
 fn chunk16(b: &[u8], at: usize) -> Option<&[u8; 16]> {
@@ -61,80 +52,6 @@ fn chunk64(b: &[u8], at: usize) -> Option<&[u8; 64]> {
     b.get(at..at + 64)?.try_into().ok()
 }
 
-/// True for the bytes that end a plain run of string text: `"`, `\`, and the control bytes
-/// (below 0x20), which a string must not hold raw.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-const fn is_special(x: u8) -> bool {
-    x == b'"' || x == b'\\' || x < 0x20
-}
-
-/// The masks of the special bytes (see [`is_special`]) and of the backslashes of a chunk (bit
-/// `i` for byte `i`): SSE2 compares through `safe_arch`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    use safe_arch::{
-        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
-    let flipped = bitxor_m128i(v, set_splat_i8_m128i(2));
-    let low = min_u8_m128i(flipped, set_splat_i8_m128i(0x20));
-    let quote_or_control = cmp_eq_mask_i8_m128i(low, flipped);
-    let special = bitor_m128i(quote_or_control, backslashes);
-    (
-        u64::from(move_mask_i8_m128i(special) as u16),
-        u64::from(move_mask_i8_m128i(backslashes) as u16),
-    )
-}
-
-/// The mask of the quotes of a chunk, and that of its bytes that a short plain string must not
-/// hold: backslashes, control bytes, and bytes above ASCII (a string that holds those takes
-/// [`Scanner::string`], which notes them for the frame's UTF-8 check). SSE2 compares through
-/// `safe_arch`.
-///
-/// The quotes have their own compare so that finding a string's end waits on one compare;
-/// the other mask only confirms that path.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn quotes16(s: &[u8; 16]) -> (u64, u64) {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let quotes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8));
-    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // As signed bytes, those below 0x20 are the control bytes and every byte above ASCII.
-    let control = cmp_lt_mask_i8_m128i(v, set_splat_i8_m128i(0x20));
-    (
-        u64::from(move_mask_i8_m128i(quotes) as u16),
-        u64::from(move_mask_i8_m128i(bitor_m128i(backslashes, control)) as u16),
-    )
-}
-
-/// The portable [`quotes16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn quotes16_portable(s: &[u8; 16]) -> (u64, u64) {
-    s.iter().enumerate().fold((0, 0), |(q, bad), (i, &x)| {
-        (
-            q | u64::from(x == b'"') << i,
-            bad | u64::from(x == b'\\' || !(0x20..0x80).contains(&x)) << i,
-        )
-    })
-}
-
-/// The portable path of [`quotes16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn quotes16(s: &[u8; 16]) -> (u64, u64) {
-    quotes16_portable(s)
-}
-
 /// `m` without its lowest set bit.
 #[inline(always)]
 const fn without_lowest(m: u64) -> u64 {
@@ -145,37 +62,6 @@ const fn without_lowest(m: u64) -> u64 {
 #[inline(always)]
 const fn up_to_lowest(m: u64) -> u64 {
     m ^ m.wrapping_sub(1)
-}
-
-/// The portable [`masks16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn masks16_portable(s: &[u8; 16]) -> (u64, u64) {
-    s.iter().enumerate().fold((0, 0), |(m, b), (i, &x)| {
-        (
-            m | u64::from(is_special(x)) << i,
-            b | u64::from(x == b'\\') << i,
-        )
-    })
-}
-
-/// The portable path of [`masks16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    masks16_portable(s)
-}
-
-/// The [`masks16`] of a 64-byte block: four chunks' masks side by side.
-#[inline(always)]
-pub(crate) fn masks64(block: &[u8; 64]) -> (u64, u64) {
-    let mut m = (0, 0);
-    for (i, chunk) in block.chunks_exact(16).enumerate() {
-        let (special, backslashes) = masks16(chunk16(chunk, 0).unwrap_or(&[0; 16]));
-        m.0 |= special << (16 * i);
-        m.1 |= backslashes << (16 * i);
-    }
-    m
 }
 
 /// The bytes of a block that a backslash escapes, from the block's backslashes, without a
@@ -302,13 +188,55 @@ impl Containers {
     }
 }
 
+/// Bytes of a scanned text that the scanner took as one value, or as the body of a string
+/// (a key's, say), for `text.rs` to hand out as `&str`.
+///
+/// Only this module makes one, which is what lets `Text::span` trust it without a check.
+///
+/// INVARIANT: each end of the span is a position `p` of the scanner's text where the byte at
+/// `p` or the byte at `p - 1` is an ASCII byte of that text. In any UTF-8 text that holds
+/// those bytes, such a `p` is a character boundary: an ASCII byte is a whole character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span<'buf>(&'buf [u8]);
+
+impl<'buf> Span<'buf> {
+    /// The bytes of the span.
+    #[inline(always)]
+    pub(crate) const fn bytes(self) -> &'buf [u8] {
+        self.0
+    }
+
+    /// The body of a string value's span (between its quotes); empty, at the span's start,
+    /// when the span is not a string's.
+    #[inline(always)]
+    pub(crate) fn string_body(self) -> Self {
+        match self.0 {
+            // INVARIANT: the body's ends are next to the quotes, which are ASCII.
+            [b'"', body @ .., b'"'] => Self(body),
+            // INVARIANT: the span's start is one of its ends, so it meets the invariant.
+            _ => Self(&self.0[..0]),
+        }
+    }
+}
+
+/// Where a value starts, for [`Scanner::since`]: a position the scanner stood at, at an ASCII
+/// byte.
+///
+/// INVARIANT: the byte at this position of the scanner's text is ASCII.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark(usize);
+
 /// A cursor over one JSON text.
 pub(crate) struct Scanner<'buf> {
     /// The whole text, not yet known to be UTF-8: see [`Scanner::maybe_non_ascii`].
     b: &'buf [u8],
     /// Where the scan is. Every byte before it that the scan took is part of a token it
     /// checked.
-    pub(crate) pos: usize,
+    ///
+    /// INVARIANT: 0, or the byte at `pos - 1` is ASCII: every step of the scan ends just after
+    /// a byte of JSON syntax (a quote, a bracket, `:`, `,`, white space, a digit or a
+    /// literal's letter). [`Span`] relies on it; only this module moves the cursor.
+    pos: usize,
     max_depth: usize,
     /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
     /// above ASCII only inside strings; the short-string paths refuse them (leaving such a
@@ -376,11 +304,12 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
-    /// Skips white space, then takes `c` or fails.
+    /// Skips white space, then takes the ASCII byte `c` or fails.
     #[inline(always)]
     pub(crate) fn expect(&mut self, c: u8) -> Result<(), Error> {
         match self.peek_past_ws() {
-            Some(x) if x == c => {
+            // INVARIANT of `pos`: `c` is ASCII (a constant at every call, so this folds away).
+            Some(x) if x == c && c.is_ascii() => {
                 self.pos += 1;
                 Ok(())
             }
@@ -412,15 +341,64 @@ impl<'buf> Scanner<'buf> {
             && self.pos >= frame.len()
     }
 
-    /// The text from `start` to the cursor.
-    ///
-    /// INVARIANT (`text.rs` relies on it): the spans the parse takes this way, and those of
-    /// [`Scanner::key`] and [`Scanner::string`], start and end next to an ASCII byte of JSON
-    /// syntax (a quote, a bracket, `:`, `,`, white space, a digit or a literal's letter) or at
-    /// an end of the text, so they cut UTF-8 text at character boundaries.
+    /// Where the scan is (the length of the text it took so far).
     #[inline(always)]
-    pub(crate) fn since(&self, start: usize) -> &'buf [u8] {
-        &self.b[start..self.pos]
+    pub(crate) const fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Skips white space and marks where the next value starts, for [`Scanner::since`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] at the end of the text, and [`Error::Syntax`] at a byte above ASCII,
+    /// which no value starts with: what [`Scanner::value`] would say there.
+    #[inline(always)]
+    pub(crate) fn mark(&mut self) -> Result<Mark, Error> {
+        match self.peek_past_ws() {
+            // INVARIANT: the byte at the mark is ASCII.
+            Some(c) if c.is_ascii() => Ok(Mark(self.pos)),
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// The text from `start` to the cursor: the value taken since the mark.
+    #[inline(always)]
+    pub(crate) fn since(&self, start: Mark) -> Span<'buf> {
+        // INVARIANT: the start is a mark, at an ASCII byte; the end is the cursor, just after
+        // an ASCII byte (the INVARIANT of `pos`) or at the mark itself.
+        Span(&self.b[start.0..self.pos])
+    }
+
+    /// Takes `lit` (ASCII text) when the text at the cursor starts with it.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, lit: &'static [u8]) -> bool {
+        // INVARIANT of `pos`: the cursor lands after the last byte of `lit`, checked ASCII (a
+        // constant at every call, so the check folds away).
+        let taken = lit.last().is_some_and(u8::is_ascii) && self.rest().starts_with(lit);
+        if taken {
+            self.pos += lit.len();
+        }
+        taken
+    }
+
+    /// Takes the member `lit` (a key, its colon and a value, in ASCII) when the text at the
+    /// cursor starts with it, and returns the span of its value, which starts at `value_at`.
+    #[inline(always)]
+    pub(crate) fn take_member(
+        &mut self,
+        lit: &'static [u8],
+        value_at: usize,
+    ) -> Option<Span<'buf>> {
+        // INVARIANT: the value's span starts at an ASCII byte and ends after one (checked; a
+        // constant at every call, so the checks fold away).
+        if !lit.get(value_at).is_some_and(u8::is_ascii) {
+            return None;
+        }
+        let start = self.pos;
+        self.take(lit)
+            .then(|| Span(&self.b[start + value_at..self.pos]))
     }
 
     /// True when only white space is left (up to a `\n` that ends the text, when one does).
@@ -483,7 +461,7 @@ impl<'buf> Scanner<'buf> {
             self.pos = end + 2;
             return Ok(());
         }
-        self.key().map(|_| ())
+        self.key_bytes().map(|_| ())
     }
 
     /// Reads a string whose opening quote is at the cursor.
@@ -494,11 +472,7 @@ impl<'buf> Scanner<'buf> {
     /// control bytes and its escapes at once.
     #[inline(never)]
     pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
-        #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-        if let Some(wide) = crate::wide::Wide::detect() {
-            return wide.string(self);
-        }
-        self.string_with(masks64)
+        arch::with_widest_masks(StringScan(self))
     }
 
     /// [`Scanner::string`] with the block masks of `masks` (the baseline ones, or those of a
@@ -927,9 +901,19 @@ impl<'buf> Scanner<'buf> {
         self.skip_key().map(|()| false)
     }
 
-    /// Reads `"key" :` (white space around it included) and returns the raw key.
+    /// Reads `"key" :` (white space around it included) and returns the raw key (between its
+    /// quotes) and whether it holds an escape.
     #[inline(always)]
-    pub(crate) fn key(&mut self) -> Result<(&'buf [u8], bool), Error> {
+    pub(crate) fn key(&mut self) -> Result<(Span<'buf>, bool), Error> {
+        self.key_bytes().map(|(k, escaped)| {
+            // INVARIANT: a key's body lies between its quotes, which are ASCII.
+            (Span(k), escaped)
+        })
+    }
+
+    /// [`Scanner::key`], as bytes.
+    #[inline(always)]
+    fn key_bytes(&mut self) -> Result<(&'buf [u8], bool), Error> {
         // Compact text: a short plain `"key":` with nothing between.
         if self.peek_past_ws() == Some(b'"')
             && let Some(end) = self.plain_string_end(self.pos + 1)
@@ -976,9 +960,13 @@ impl<'buf> Scanner<'buf> {
     /// At `{`: enters the object. `Ok(false)` when it is empty (and consumed whole).
     #[inline]
     pub(crate) fn enter_object(&mut self, depth: usize) -> Result<bool, Error> {
+        if self.peek() != Some(b'{') {
+            return Err(Error::Syntax);
+        }
         if depth + 1 > self.max_depth {
             return Err(Error::TooDeep);
         }
+        // INVARIANT of `pos`: past the `{`.
         self.pos += 1;
         match self.peek_past_ws() {
             Some(b'}') => {
@@ -988,6 +976,18 @@ impl<'buf> Scanner<'buf> {
             Some(_) => Ok(true),
             None => Err(Error::Truncated),
         }
+    }
+}
+
+/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest masks.
+struct StringScan<'sc, 'buf>(&'sc mut Scanner<'buf>);
+
+impl<'buf> BlockScan for StringScan<'_, 'buf> {
+    type Output = Result<(&'buf [u8], bool), Error>;
+
+    #[inline(always)]
+    fn run(self, masks: impl Fn(&[u8; 64]) -> (u64, u64)) -> Self::Output {
+        self.0.string_with(masks)
     }
 }
 
@@ -1011,106 +1011,6 @@ fn fits_under(digits: &[u8], max: &[u8]) -> bool {
     digits.len() < max.len() || (digits.len() == max.len() && digits <= max)
 }
 
-/// Compares a raw string (as between its quotes) with `want`, decoding escapes when there are
-/// any. `want` must not need escaping.
-///
-/// The raw bytes need not be known UTF-8 yet: the parse compares keys before it checks the
-/// frame's UTF-8, and a frame that fails that check is refused whatever its keys are.
-#[inline]
-pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
-    if !escaped {
-        return raw == want.as_bytes();
-    }
-    // An escape is at least two bytes for one, so a decoded match is never longer than raw.
-    if raw.len() < want.len() {
-        return false;
-    }
-    let mut rest = want.as_bytes();
-    let mut ok = true;
-    for_each_piece(raw, |piece| match piece {
-        Piece::Raw(run) => match rest.strip_prefix(&raw[run]) {
-            Some(r) => rest = r,
-            None => ok = false,
-        },
-        Piece::Char(c) => {
-            let mut tmp = [0u8; 4];
-            match rest.strip_prefix(c.encode_utf8(&mut tmp).as_bytes()) {
-                Some(r) => rest = r,
-                None => ok = false,
-            }
-        }
-    });
-    ok && rest.is_empty()
-}
-
-/// Decodes a validated raw string (as between its quotes) into `out`.
-pub(crate) fn unescape_into(raw: &str, out: &mut String) {
-    out.reserve(raw.len());
-    for_each_piece(raw.as_bytes(), |piece| match piece {
-        // Runs start and end at a `\` or at an end of `raw`: both are char boundaries.
-        Piece::Raw(run) => out.push_str(raw.get(run).unwrap_or_default()),
-        Piece::Char(c) => out.push(c),
-    });
-}
-
-/// A piece of a raw string: where a run of it stands as it is, or the character of one escape.
-enum Piece {
-    Raw(core::ops::Range<usize>),
-    Char(char),
-}
-
-/// Calls `f` with each piece of a raw string whose escapes were checked, in order.
-fn for_each_piece(b: &[u8], mut f: impl FnMut(Piece)) {
-    let mut i = 0;
-    let mut run = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if run < i {
-            f(Piece::Raw(run..i));
-        }
-        let (c, len) = match b[i + 1] {
-            b'"' => ('"', 2),
-            b'\\' => ('\\', 2),
-            b'/' => ('/', 2),
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            _ => {
-                let hi = hex(&b[i + 2..i + 6]);
-                if (0xD800..0xDC00).contains(&hi) {
-                    let lo = hex(&b[i + 8..i + 12]);
-                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12)
-                } else {
-                    (char::from_u32(hi).unwrap_or('\u{FFFD}'), 6)
-                }
-            }
-        };
-        f(Piece::Char(c));
-        i += len;
-        run = i;
-    }
-    if run < b.len() {
-        f(Piece::Raw(run..b.len()));
-    }
-}
-
-fn hex(d: &[u8]) -> u32 {
-    d.iter().fold(0, |v, &c| {
-        let n = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => c - b'A' + 10,
-        };
-        (v << 4) | u32::from(n)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1122,32 +1022,6 @@ mod tests {
             Ok(k)
         } else {
             Err(Error::Syntax)
-        }
-    }
-
-    #[test]
-    fn portable_masks_agree_with_the_target_masks() {
-        let alphabet = [
-            b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe0, 0xff, b' ', b'\n',
-        ];
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        for _ in 0..20_000 {
-            let mut block = [0u8; 64];
-            for b in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = alphabet[(state % alphabet.len() as u64) as usize];
-            }
-            let whole = masks64(&block);
-            for (i, chunk) in block.chunks_exact(16).enumerate() {
-                let chunk = chunk16(chunk, 0).unwrap();
-                let m = masks16(chunk);
-                assert_eq!(m, masks16_portable(chunk), "{chunk:?}");
-                assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
-                assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
-                assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
-            }
         }
     }
 
@@ -1239,7 +1113,7 @@ mod tests {
             let mut wide = Scanner::new(text.as_bytes(), 8);
             let mut base = Scanner::new(text.as_bytes(), 8);
             let got = wide.string();
-            assert_eq!(got, base.string_with(masks64), "{text:?}");
+            assert_eq!(got, base.string_with(arch::masks64), "{text:?}");
             if got.is_ok() {
                 assert_eq!(wide.pos, base.pos, "{text:?}");
             }
@@ -1388,21 +1262,5 @@ mod tests {
         assert_eq!(check("1.e5", 8), Err(Error::BadNumber));
         assert_eq!(check("-", 8), Err(Error::Truncated));
         assert_eq!(check("+1", 8), Err(Error::Syntax));
-    }
-
-    #[test]
-    fn escapes_decode_and_compare() {
-        let mut out = String::new();
-        unescape_into(r#"a\u00e9\n\ud83d\ude00\/"#, &mut out);
-        assert_eq!(out, "a\u{e9}\n\u{1F600}/");
-        assert!(raw_eq(br"js\u006fnrpc", true, "jsonrpc"));
-        assert!(!raw_eq(br"js\u006fnrpcx", true, "jsonrpc"));
-        assert!(!raw_eq(br"js\u006fr", true, "jsonrpc"));
-        // Raw runs of non-ASCII text around escapes.
-        out.clear();
-        unescape_into("\u{e9}\\t\u{fc}", &mut out);
-        assert_eq!(out, "\u{e9}\t\u{fc}");
-        assert!(raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}\u{e9}"));
-        assert!(!raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}e"));
     }
 }

@@ -11,20 +11,17 @@
 //!   strings to the block scan, which marks the frame (`Scanner::maybe_non_ascii`, an
 //!   INVARIANT of the scanner). A frame scanned whole and not marked is ASCII, hence UTF-8.
 //!   Any other frame gets the full check (`simdutf8`), as every frame used to;
-//! - the scanner's spans start and end at ASCII bytes of JSON syntax (or at the end), so they
-//!   cut a UTF-8 text at character boundaries.
+//! - the scanner's spans ([`Span`], which only the scanner makes) start and end next to ASCII
+//!   bytes of JSON syntax, so they cut a UTF-8 text at character boundaries.
 //!
-//! The gain, measured with interleaved runs of `janus-bench`'s in-place reading loop on the
-//! project's machine (2026-11-30), against the same byte scan with a `simdutf8` pass and
-//! checked spans: the 165-byte legacy call 93.7 → 80 ns, the 32 KB `tools/list` result
-//! 11.47 → 11.1 µs, the 1 MiB argument by about 11 µs (the pass over it).
+//! The README's "How the codec gets there" gives what this gains.
 //!
 //! Debug builds (tests, fuzzing) check both facts where they are relied on. Building with
 //! `RUSTFLAGS="--cfg janus_codec_safe"` leaves the `unsafe` out: every frame then gets the
 //! full check and every span `str::get`.
 #![allow(unsafe_code)]
 
-use crate::scan::Scanner;
+use crate::scan::{Scanner, Span};
 
 /// Bytes that are UTF-8: a frame after its scan, or text that already was a `str`.
 #[derive(Debug, Clone, Copy)]
@@ -61,16 +58,17 @@ impl<'buf> Text<'buf> {
     /// The whole text.
     #[cfg(test)]
     fn as_str(self) -> &'buf str {
-        self.span(self.bytes)
+        core::str::from_utf8(self.bytes).unwrap_or_default()
     }
 
-    /// The text of `span`: a slice of these bytes that the scanner gave, so that each of its
-    /// ends lies next to an ASCII byte of JSON syntax or at an end of the text (see
-    /// `Scanner::since`), which is a character boundary.
+    /// The text of `span`, which must lie inside these bytes: a span outside them is never
+    /// trusted, it reads as `""` (and fails debug builds).
     ///
-    /// A span outside the bytes is never trusted: it reads as `""` (and fails debug builds).
+    /// Each end of a [`Span`] is next to an ASCII byte of the text the scanner read (its
+    /// INVARIANT), so inside these bytes it is a character boundary, whichever scan made it.
     #[inline(always)]
-    pub(crate) fn span(self, span: &'buf [u8]) -> &'buf str {
+    pub(crate) fn span(self, span: Span<'buf>) -> &'buf str {
+        let span = span.bytes();
         let at = (span.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
         if at > self.bytes.len() || span.len() > self.bytes.len() - at {
             debug_assert!(false, "a span outside its text");
@@ -84,9 +82,13 @@ impl<'buf> Text<'buf> {
                 boundary(at) && boundary(at + span.len()),
                 "a span that cuts a character"
             );
-            // SAFETY: `span` lies inside `self.bytes` (asserted), which are UTF-8 (the field's
-            // INVARIANT), and it starts and ends at character boundaries, as every span the
-            // scanner gives does (this function's contract): so it is UTF-8 too.
+            // SAFETY: `span` lies inside `self.bytes` (checked above), which are UTF-8 (the
+            // field's INVARIANT). Each of its ends is a position where the byte at it or the
+            // one before it is ASCII, in the scanner's text (the INVARIANT of `Span`, which
+            // only the scanner makes): an end of `self.bytes` is a boundary, and any other end
+            // has both those bytes inside `self.bytes`, the same bytes the scanner read, so one
+            // of them is a whole ASCII character next to it. Both ends being character
+            // boundaries of UTF-8 text, `span` is UTF-8 too.
             unsafe { core::str::from_utf8_unchecked(span) }
         }
         // A span that is UTF-8 on its own: the check costs the span's length, not the text's.
@@ -143,10 +145,23 @@ mod tests {
 
     #[test]
     fn spans_are_text() {
-        let s = "{\"k\u{e9}\":1}";
+        let s = "{\"k\u{e9}\":\"\u{fc}\",\"\":1}";
         let t = Text::of_str(s);
-        assert_eq!(t.span(&s.as_bytes()[1..6]), "\"k\u{e9}\"");
-        assert_eq!(t.span(&s.as_bytes()[7..8]), "1");
-        assert_eq!(t.span(&s.as_bytes()[9..]), "");
+        let mut sc = Scanner::new(s.as_bytes(), 8);
+        assert_eq!(sc.enter_object(0), Ok(true));
+        let (k, _) = sc.key().unwrap();
+        assert_eq!(t.span(k), "k\u{e9}");
+        let start = sc.mark().unwrap();
+        sc.value(1).unwrap();
+        assert_eq!(t.span(sc.since(start)), "\"\u{fc}\"");
+        assert_eq!(t.span(sc.since(start).string_body()), "\u{fc}");
+        assert_eq!(sc.member_end(), Ok(true));
+        let (k, _) = sc.key().unwrap();
+        assert_eq!(t.span(k), "");
+        let start = sc.mark().unwrap();
+        assert_eq!(t.span(sc.since(start)), "");
+        sc.value(1).unwrap();
+        assert_eq!(t.span(sc.since(start)), "1");
+        assert_eq!(t.span(sc.since(start).string_body()), "");
     }
 }

@@ -178,7 +178,7 @@ fn messages_with_id(input: &Input, id: Id<'_>, id_value: &Value) {
     assert_eq!(m.kind(), MessageKind::Response);
     assert_eq!(
         m.id(),
-        Some(Id::from_json(RawJson::new_unchecked(id.as_raw())).unwrap())
+        Some(Id::from_json(RawJson::parse(id.as_raw()).unwrap()).unwrap())
     );
     assert_eq!(m.id().map(Id::as_raw), Some(id.as_raw()));
     assert_eq!(span_value(line, m.result().unwrap()), result);
@@ -238,7 +238,7 @@ fuzz_target!(|input: Input| {
     assert_eq!(serde_json::from_slice::<String>(&out).unwrap(), input.text);
     let s = core::str::from_utf8(&out).unwrap();
     assert_eq!(
-        RawJson::new_unchecked(s).as_string().as_deref(),
+        RawJson::parse(s).unwrap().as_string().as_deref(),
         Some(input.text.as_str()),
         "the codec decodes what it encodes"
     );

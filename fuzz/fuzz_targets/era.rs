@@ -87,7 +87,8 @@ fn assert_check(env: &Envelope<'_>, values: &[Option<Value>; 5]) {
 fn direct(text: &[u8], value: &Value) {
     let s = core::str::from_utf8(text).expect("JSON is UTF-8");
     let trimmed = s.trim_matches([' ', '\t', '\r', '\n']);
-    let raw = RawJson::new_unchecked(trimmed);
+    let raw = RawJson::parse(s).expect("the codec validated this text");
+    assert_eq!(raw.as_str(), trimmed);
     let env = Envelope::from_meta(raw);
     let values = envelope_of(Some(value));
     assert_eq!(envelope_values(text, env), values, "from_meta of {s:?}");
@@ -168,8 +169,8 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     frame(whole);
-    // `RawJson::new_unchecked` wants text the codec validated: a frame it refuses as not JSON
-    // is the `message` target's business.
+    // `direct` reads the text with `RawJson::parse`, which validates as the parse does: a frame
+    // the codec refuses as not JSON is the `message` target's business.
     let codec_json = Parser::new()
         .parse(text)
         .map_or_else(|r| !r.error.is_parse_error(), |_| true);

@@ -1,4 +1,4 @@
-//! `Parser::parse` (and `parse_single`, `classify`, `Batch::iter`, `RawJson::get`, `Id`):
+//! `Parser::parse` (and `parse_single`, `_benchable::classify`, `Batch::iter`, `RawJson::get`, `Id`):
 //! differential against serde_json. The codec accepts exactly what serde_json accepts within
 //! the depth limit; every span lies in the frame and reads as the value serde_json finds there;
 //! ids are the same bytes; methods decode the same; the verdict (message, `-32600` with the id

@@ -7,12 +7,14 @@
 //! - `encoding`: the writers, read back with serde_json and with the codec;
 //! - `naive`: the naive line splitter, and a feeder that checks the decoder's contract (the
 //!   `frame` fuzz target includes the same file);
-//! - `framing`: `FrameCodec` against the naive line splitter, in every chunking.
+//! - `framing`: `FrameCodec` against the naive line splitter, in every chunking;
+//! - `no_panic`: every safe public function, fed arbitrary input, returns.
 
 mod encoding;
 mod framing;
 #[allow(unreachable_pub)]
 mod naive;
+mod no_panic;
 // Shared with the fuzz crate, which uses all of it: its items are `pub` and some are not used
 // here.
 #[allow(unreachable_pub, dead_code)]

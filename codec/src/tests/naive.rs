@@ -82,7 +82,7 @@ fn drain(
     eof: bool,
     mode: Mode,
 ) {
-    let max = codec.frame_limit();
+    let max = codec.get_max_frame_len();
     loop {
         let before = buf.len();
         let f = decode(codec, buf, eof, mode);

@@ -552,7 +552,10 @@ fn codec_id(frame: &[u8], id: Id<'_>) -> IdView {
         assert_eq!(id.as_string(), None);
         IdValue::Int(n)
     };
-    assert_eq!(Id::from_json(RawJson::new_unchecked(raw)), Some(id));
+    assert_eq!(
+        Id::from_json(RawJson::parse(raw).expect("an id is JSON")),
+        Some(id)
+    );
     IdView {
         value,
         raw: raw.to_owned(),
@@ -680,7 +683,7 @@ pub fn assert_agrees(frame: &[u8]) {
         String::from_utf8_lossy(frame)
     );
     let single = Parser::new().parse_single(frame);
-    let summary = janus_codec::classify(frame);
+    let summary = janus_codec::_benchable::classify(frame);
     match &want {
         Verdict::Single(ItemView::Message(view)) => {
             assert_eq!(summary.ok(), Some((view.kind, view.era)));

@@ -1,5 +1,5 @@
-//! The long-string scan with wider vectors than the x86_64 baseline, picked at run time: with
-//! `text`, the only `unsafe` code in Janus.
+//! The block masks of long strings with wider vectors than the x86_64 baseline, picked at
+//! run time: with `text`, the only `unsafe` code in Janus.
 //!
 //! Long strings (tool results, arguments, base64 images) are most of the bytes a server reads,
 //! and their scan is bound by vector width: SSE2 makes the masks of a 64-byte block from four
@@ -10,19 +10,16 @@
 //! has the feature.
 //! [`Wide`] is that knowledge as a value: only [`Wide::detect`] makes one, after the standard
 //! library's run-time check, so holding one is the proof each call below needs.
-//! The scan itself is the safe [`Scanner::string_with`], inlined into each `#[target_feature]`
-//! function with that function's block masks; nothing else differs between the paths.
-//!
-//! The gain, measured with `cargo bench -p janus-bench --bench codec -- classify` on the
-//! project's machine (2026-11-30): the 1 MiB argument from 124.6 µs (SSE2) to about 90 µs
-//! (AVX-512BW; about 98 µs with AVX2), the 64 KiB tool result from 14.6 µs to about 13.1 µs.
+//! The scan itself is a safe [`BlockScan`] (the scanner's string scan), inlined into each
+//! `#[target_feature]` function with that function's block masks; nothing else differs
+//! between the paths.
+//! The README's "How the codec gets there" gives what this gains.
 //!
 //! Build with `RUSTFLAGS="--cfg janus_codec_safe"` to leave this module out and use the SSE2
 //! path everywhere.
 #![allow(unsafe_code)]
 
-use crate::Error;
-use crate::scan::Scanner;
+use super::BlockScan;
 use core::arch::x86_64::{
     __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
     _mm256_or_si256, _mm256_set1_epi8, _mm256_xor_si256, _mm512_cmpeq_epi8_mask,
@@ -54,38 +51,38 @@ impl Wide {
         }
     }
 
-    /// [`Scanner::string`] with this extension's block masks.
+    /// Runs `scan` with this extension's block masks.
     #[inline]
-    pub(crate) fn string<'buf>(self, sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
+    pub(crate) fn run<S: BlockScan>(self, scan: S) -> S::Output {
         match self {
             // SAFETY: a `Wide::Avx512` exists only when the CPU has AVX-512BW (the INVARIANT
-            // of `Wide`), which is all `string_avx512` requires.
-            Self::Avx512 => unsafe { string_avx512(sc) },
+            // of `Wide`), which is all `run_avx512` requires.
+            Self::Avx512 => unsafe { run_avx512(scan) },
             // SAFETY: a `Wide::Avx2` exists only when the CPU has AVX2 (the INVARIANT of
-            // `Wide`), which is all `string_avx2` requires.
-            Self::Avx2 => unsafe { string_avx2(sc) },
+            // `Wide`), which is all `run_avx2` requires.
+            Self::Avx2 => unsafe { run_avx2(scan) },
         }
     }
 }
 
-/// The string scan compiled with AVX-512BW, its block masks inlined.
+/// `scan` compiled with AVX-512BW, its block masks inlined.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX-512BW.
 #[target_feature(enable = "avx512bw")]
-unsafe fn string_avx512<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
-    sc.string_with(|block| masks64_avx512(block))
+unsafe fn run_avx512<S: BlockScan>(scan: S) -> S::Output {
+    scan.run(|block| masks64_avx512(block))
 }
 
-/// The string scan compiled with AVX2, its block masks inlined.
+/// `scan` compiled with AVX2, its block masks inlined.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn string_avx2<'buf>(sc: &mut Scanner<'buf>) -> Result<(&'buf [u8], bool), Error> {
-    sc.string_with(|block| masks64_avx2(block))
+unsafe fn run_avx2<S: BlockScan>(scan: S) -> S::Output {
+    scan.run(|block| masks64_avx2(block))
 }
 
 /// The masks of the special bytes (`"`, `\`, below 0x20) and of the backslashes of a block,
@@ -159,7 +156,7 @@ mod tests {
     fn every_detected_extension_gives_the_baseline_masks() {
         let n = if cfg!(miri) { 100 } else { 5_000 };
         for block in blocks(n) {
-            let want = crate::scan::masks64(&block);
+            let want = super::super::masks64(&block);
             if std::is_x86_feature_detected!("avx512bw") {
                 // SAFETY: AVX-512BW was detected just above.
                 assert_eq!(unsafe { masks_avx512_for_test(&block) }, want, "{block:?}");
