@@ -469,8 +469,8 @@ fn request_info<'a>(
         RequestInfo {
             id,
             version: shape.version,
-            capabilities: env.client_capabilities,
-            client_info: env.client_info,
+            capabilities: env.client_capabilities.map(RawJson::as_str),
+            client_info: env.client_info.map(RawJson::as_str),
             progress_token: env.progress_token,
             log_level: level(env.log_level),
         }
@@ -478,8 +478,8 @@ fn request_info<'a>(
         RequestInfo {
             id,
             version: shape.version,
-            capabilities: session.capabilities.as_deref().map(RawJson::new_unchecked),
-            client_info: session.client_info.as_deref().map(RawJson::new_unchecked),
+            capabilities: session.capabilities.as_deref(),
+            client_info: session.client_info.as_deref(),
             progress_token: env.progress_token,
             // NB. `logging/setLevel` is not served yet: no log records on legacy sessions.
             log_level: None,

@@ -160,8 +160,9 @@ impl CancelSignal {
 pub(crate) struct RequestInfo<'a> {
     pub(crate) id: Id<'a>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: Option<RawJson<'a>>,
-    pub(crate) client_info: Option<RawJson<'a>>,
+    /// JSON text, from a frame the codec checked (read again only when a handler asks).
+    pub(crate) capabilities: Option<&'a str>,
+    pub(crate) client_info: Option<&'a str>,
     pub(crate) progress_token: Option<RawJson<'a>>,
     /// The least severe level that goes out; `None`: no log records at all.
     pub(crate) log_level: Option<LogLevel>,
@@ -246,14 +247,14 @@ impl<'a> Ctx<'a> {
 
     /// The client's capabilities: this request's (modern) or the session's (legacy).
     #[must_use]
-    pub const fn client_capabilities(&self) -> Option<RawJson<'a>> {
-        self.info.capabilities
+    pub fn client_capabilities(&self) -> Option<RawJson<'a>> {
+        self.info.capabilities.and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The client's `Implementation` (`name`, `version`...), when it sent one.
     #[must_use]
-    pub const fn client_info(&self) -> Option<RawJson<'a>> {
-        self.info.client_info
+    pub fn client_info(&self) -> Option<RawJson<'a>> {
+        self.info.client_info.and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The request's `_meta.progressToken`, when it has one.
@@ -317,8 +318,8 @@ impl<'a> Ctx<'a> {
         Context(Arc::new(Owned {
             id: self.info.id.to_owned(),
             version: self.info.version,
-            capabilities: self.info.capabilities.map(|c| c.as_str().to_owned()),
-            client_info: self.info.client_info.map(|c| c.as_str().to_owned()),
+            capabilities: self.info.capabilities.map(str::to_owned),
+            client_info: self.info.client_info.map(str::to_owned),
             progress_token: self.info.progress_token.map(|t| t.as_str().to_owned()),
             log_level: self.info.log_level,
             job,
@@ -378,13 +379,19 @@ impl Context {
     /// The client's capabilities, as JSON text.
     #[must_use]
     pub fn client_capabilities(&self) -> Option<RawJson<'_>> {
-        self.0.capabilities.as_deref().map(RawJson::new_unchecked)
+        self.0
+            .capabilities
+            .as_deref()
+            .and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The client's `Implementation`, as JSON text.
     #[must_use]
     pub fn client_info(&self) -> Option<RawJson<'_>> {
-        self.0.client_info.as_deref().map(RawJson::new_unchecked)
+        self.0
+            .client_info
+            .as_deref()
+            .and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The job this work runs as.

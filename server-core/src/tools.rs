@@ -166,8 +166,9 @@ impl ToolSpec {
             return Err(self.error("the name is empty".into()));
         }
         let is_object_schema = |j: &Json| {
-            RawJson::new_unchecked(j.as_str())
-                .get("type")
+            RawJson::parse(j.as_str())
+                .ok()
+                .and_then(|r| r.get("type"))
                 .and_then(RawJson::as_string)
                 .is_some_and(|t| t == "object")
         };
