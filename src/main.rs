@@ -256,8 +256,9 @@ fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
         let on_signal = shutdown.clone();
         tokio::spawn(async move {
             stop_signal().await;
-            tracing::info!("shutting down: draining requests in flight");
+            // NB. The trigger comes first: a log line must never stand in its way.
             on_signal.trigger();
+            tracing::info!("shutting down: draining requests in flight");
         });
         match listen {
             None => serve::serve_stdio(server, &config, &shutdown).await,
