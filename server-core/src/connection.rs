@@ -77,8 +77,8 @@ pub struct Connection {
     state: State,
     parser: Parser,
     session: Session,
-    /// This connection's tasks (both generations).
-    tasks: TaskStore,
+    /// This connection's tasks (both generations); shared between requests served statelessly.
+    tasks: Arc<TaskStore>,
     jobs: Jobs,
     notify: Arc<dyn Notify>,
     now_ms: u64,
@@ -101,17 +101,28 @@ impl Connection {
     /// [`Notify`] is set ([`Connection::set_notify`]).
     #[must_use]
     pub fn new(server: Arc<Server>) -> Self {
+        Self::with_tasks(server, Arc::default(), State::Fresh)
+    }
+
+    fn with_tasks(server: Arc<Server>, tasks: Arc<TaskStore>, state: State) -> Self {
+        static DISCARD: std::sync::OnceLock<Arc<dyn Notify>> = std::sync::OnceLock::new();
         Self {
             server,
-            state: State::Fresh,
+            state,
             parser: Parser::new(),
             session: Session::default(),
-            tasks: TaskStore::default(),
+            tasks,
             jobs: Jobs::new(DEFAULT_MAX_RUNNING),
-            notify: Arc::new(Discard),
+            notify: Arc::clone(DISCARD.get_or_init(|| Arc::new(Discard))),
             now_ms: 0,
             notes: RefCell::new(BytesMut::new()),
         }
+    }
+
+    /// A connection already in the modern era, over a shared task store: what
+    /// [`crate::stateless`] serves one request with.
+    pub(crate) fn modern_over(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {
+        Self::with_tasks(server, tasks, State::Modern)
     }
 
     /// Sets where the notifications of running work go (the driver's channel).

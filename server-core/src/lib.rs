@@ -8,6 +8,8 @@
 //!   never change are encoded once.
 //! - [`tools`]: the two kinds of handler (inline, or a future), their [`Ctx`], arguments and
 //!   results with every [`content`] type; [`Json`] is JSON text checked where it is given.
+//! - [`stateless`]: one modern request in, its notifications and answer out, with no
+//!   connection (what streamable HTTP serves each modern POST with).
 //! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
 //! - `serve` (feature `tokio`): the driver over stdio, TCP or any byte stream, with
 //!   pipelining, cancellation and backpressure.
@@ -41,6 +43,7 @@ pub mod demo;
 pub mod jobs;
 pub mod json;
 pub mod server;
+pub mod stateless;
 pub mod tasks;
 pub mod tools;
 #[cfg(feature = "serde")]

@@ -1,0 +1,128 @@
+//! Modern requests served one at a time, with no connection: one request in, its
+//! notifications and its answer out. Streamable HTTP serves every modern POST this way.
+//!
+//! A 2026-07-28 request carries everything it needs (its version, the client's capabilities)
+//! in its envelope, so nothing is kept between requests but the task store, which is shared
+//! ([`Stateless::with_tasks`]: the seam where a store for several replicas fits).
+//!
+//! [`Stateless::handle`] answers at once when it can. Otherwise it hands back a [`Pending`]:
+//! the work to run, and the way to its answer ([`Pending::finish`]). Notifications of the
+//! work go to the [`Notify`] given with the request, for the transport to put on that
+//! request's stream; a transport that stops the request (its client closed the stream) just
+//! drops the work and the `Pending`.
+
+use crate::connection::Connection;
+use crate::ctx::{JobId, Notify};
+use crate::jobs::{Action, JobEnd};
+use crate::server::Server;
+use crate::tasks::TaskStore;
+use crate::tools::ToolFuture;
+use crate::wire;
+use bytes::BytesMut;
+use janus_codec::{INVALID_REQUEST, Parsed, Rejection};
+use std::sync::Arc;
+
+/// Serves modern requests without a connection.
+#[derive(Debug, Clone)]
+pub struct Stateless {
+    server: Arc<Server>,
+    tasks: Arc<TaskStore>,
+}
+
+/// A request whose answer comes when its work ends.
+pub struct Pending {
+    conn: Connection,
+    job: JobId,
+    work: Option<ToolFuture>,
+    background: bool,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("job", &self.job)
+            .field("background", &self.background)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pending {
+    /// The job the work runs as (its notifications name it).
+    #[must_use]
+    pub const fn job(&self) -> JobId {
+        self.job
+    }
+
+    /// True for a task's work: the request was already answered (with the task), and no one
+    /// waits for the work; its end only updates the task store.
+    #[must_use]
+    pub const fn is_background(&self) -> bool {
+        self.background
+    }
+
+    /// The work to run (once).
+    pub fn take_work(&mut self) -> Option<ToolFuture> {
+        self.work.take()
+    }
+
+    /// The work ended: its answer goes to `out` (nothing for a task's work, whose end is
+    /// kept in the task store).
+    pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) {
+        self.conn.handle_done(self.job, end, out);
+    }
+}
+
+impl Stateless {
+    /// Serves `server`'s tools, with a task store of its own.
+    #[must_use]
+    pub fn new(server: Arc<Server>) -> Self {
+        Self::with_tasks(server, Arc::default())
+    }
+
+    /// Serves `server`'s tools over the task store `tasks`.
+    #[must_use]
+    pub const fn with_tasks(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {
+        Self { server, tasks }
+    }
+
+    /// Serves one message read from a request body, at time `now_ms`. The answer, when it is
+    /// ready, is appended to `out`; notifications of work that goes on go to `notify`.
+    ///
+    /// A notification or a client's response writes nothing; a batch is refused (`-32600`,
+    /// id `null`: 2026-07-28 has no batches); everything else is served as on a modern
+    /// connection.
+    pub fn handle(
+        &self,
+        read: Result<Parsed<'_>, Rejection<'_>>,
+        now_ms: u64,
+        notify: &Arc<dyn Notify>,
+        out: &mut BytesMut,
+    ) -> Option<Pending> {
+        if let Ok(Parsed::Batch(_)) = read {
+            wire::write_reason(
+                out,
+                None,
+                INVALID_REQUEST,
+                wire::INVALID_REQUEST_MESSAGE,
+                "a 2026-07-28 request is one message, not a batch",
+            );
+            return None;
+        }
+        let mut conn = Connection::modern_over(Arc::clone(&self.server), Arc::clone(&self.tasks));
+        conn.set_notify(Arc::clone(notify));
+        conn.handle_time(now_ms);
+        conn.handle_read(read, out);
+        match conn.poll_action() {
+            Some(Action::Run { job, work }) => {
+                let background = conn.foreground() == 0;
+                Some(Pending {
+                    conn,
+                    job,
+                    work: Some(work),
+                    background,
+                })
+            }
+            Some(Action::Abort(_)) | None => None,
+        }
+    }
+}
