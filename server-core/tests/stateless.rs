@@ -51,10 +51,8 @@ async fn one_request_in_its_notifications_and_answer_out() {
     assert_eq!(r[0]["result"]["content"][0]["text"], "hi");
     assert_eq!(r[0]["result"]["resultType"], "complete");
     // Later, with progress on the request's own sink.
-    let line = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":250}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":"p"}}}}}}"#
-    );
-    let (out, pending) = serve(&s, &line, &notify);
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":250},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
+    let (out, pending) = serve(&s, line, &notify);
     assert!(out.is_empty());
     let mut pending = pending.expect("the sleep's work");
     assert!(!pending.is_background());
