@@ -246,6 +246,9 @@ impl fmt::Display for Id<'_> {
 }
 
 /// An owned JSON-RPC id: the raw JSON bytes, inline up to 23 bytes.
+///
+/// INVARIANT: the bytes are the UTF-8 text of an id: they come from an [`Id`] (a span of a
+/// checked frame) or from the constructors, which write JSON.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct IdBuf(SmallVec<[u8; 23]>);
 
@@ -268,8 +271,7 @@ impl IdBuf {
     /// Borrows the id.
     #[must_use]
     pub fn as_id(&self) -> Id<'_> {
-        // INVARIANT: the bytes came from an `Id` (valid UTF-8 JSON) or from the constructors.
-        Id(core::str::from_utf8(&self.0).unwrap_or("null"))
+        Id(core::str::from_utf8(&self.0).expect("an IdBuf holds the UTF-8 text of an id"))
     }
 }
 
