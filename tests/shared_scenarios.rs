@@ -1,6 +1,10 @@
 //! Every scenario of the shared conformance file (`../shared/conformance/scenarios.json`,
 //! beside the checkout), run against the built `janus serve`. The file is read where it is,
 //! never copied into the repository; `JANUS_SCENARIOS` names another path.
+//!
+//! Behind the feature `shared-scenarios` (CI: `cargo test --features shared-scenarios --test
+//! shared_scenarios`), so that `cargo test` on a clone with nothing beside it needs no file
+//! outside the repository. A missing file fails the test: it never skips.
 
 mod support;
 
