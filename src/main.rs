@@ -59,6 +59,10 @@ enum Command {
         /// Longer measurements and more runs (the default is a quick plan, under a minute).
         #[arg(long)]
         full: bool,
+        /// Another `janus` executable (an earlier build, say) to measure in the same run, as a
+        /// peer named "janus (against)": the ratios then read as this build over that one.
+        #[arg(long, value_name = "PATH")]
+        against: Option<std::path::PathBuf>,
     },
     /// The benchmark's rmcp peer: the demo tools served by rmcp, the official Rust SDK.
     #[command(hide = true)]
@@ -95,7 +99,8 @@ fn main() -> ExitCode {
             seconds,
             smoke,
             full,
-        } => run_bench(seconds, smoke, full),
+            against,
+        } => run_bench(seconds, smoke, full, against),
         Command::RmcpPeer { pipes } => match janus_bench::rmcp_peer::run(pipes) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -112,7 +117,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_bench(seconds: f64, smoke: bool, full: bool) -> ExitCode {
+fn run_bench(
+    seconds: f64,
+    smoke: bool,
+    full: bool,
+    against: Option<std::path::PathBuf>,
+) -> ExitCode {
     use janus_bench::{allocs, e2e, load};
     let budget = std::time::Duration::from_secs_f64(if smoke { 0.05 } else { seconds });
     print!("{}", janus_bench::quick::run(budget));
@@ -137,6 +147,18 @@ fn run_bench(seconds: f64, smoke: bool, full: bool) -> ExitCode {
         target("rmcp 3.11 (pipes)", &["rmcp-peer", "--pipes"], true),
         target("floor", &["floor"], false),
     ];
+    if let Some(program) = against {
+        targets.insert(
+            1,
+            load::Target {
+                name: "janus (against)".into(),
+                program,
+                args: vec!["serve".into()],
+                echoes: true,
+                light: false,
+            },
+        );
+    }
     let mut absent = Vec::new();
     match python_peer() {
         Some(python) => targets.push(load::Target {

@@ -703,7 +703,7 @@ impl Connection {
         // Notifications sent while the batch was dispatched go out before its answer.
         let notes = std::mem::take(self.notes.get_mut());
         out.extend_from_slice(&notes);
-        self.jobs.close_batch_if_done(key, out);
+        self.jobs.end_batch(key, out);
     }
 }
 

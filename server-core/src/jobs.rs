@@ -104,6 +104,10 @@ struct Batch {
     lines: Vec<Option<Bytes>>,
     /// Elements whose job has not ended.
     open: usize,
+    /// True while the connection is still reading the batch's elements: then the batch is
+    /// not done, whatever `open` says (a cancel among its elements may settle every slot
+    /// registered so far).
+    reading: bool,
 }
 
 /// What a queued job costs, beyond its frame: the boxed future and the entry (an estimate).
@@ -368,6 +372,7 @@ impl Jobs {
             Batch {
                 lines: vec![None; n],
                 open: 0,
+                reading: true,
             },
         );
         self.next_batch
@@ -405,9 +410,22 @@ impl Jobs {
         }
     }
 
-    /// Writes the batch's line (nothing when it has no answers) once no slot is open.
-    pub(crate) fn close_batch_if_done(&mut self, batch: u64, out: &mut BytesMut) {
-        if self.batches.get(&batch).is_none_or(|b| b.open > 0) {
+    /// Every element of the batch was read: its line goes out once no slot is open.
+    pub(crate) fn end_batch(&mut self, batch: u64, out: &mut BytesMut) {
+        if let Some(b) = self.batches.get_mut(&batch) {
+            b.reading = false;
+        }
+        self.close_batch_if_done(batch, out);
+    }
+
+    /// Writes the batch's line (nothing when it has no answers) once it was read whole and
+    /// no slot is open.
+    fn close_batch_if_done(&mut self, batch: u64, out: &mut BytesMut) {
+        if self
+            .batches
+            .get(&batch)
+            .is_none_or(|b| b.reading || b.open > 0)
+        {
             return;
         }
         let Some(b) = self.batches.remove(&batch) else {

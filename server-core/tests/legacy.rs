@@ -387,3 +387,43 @@ fn a_batch_anywhere_else_is_one_invalid_request_with_id_null() {
         assert_eq!(c.conn.era(), era, "a batch decides no era");
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_cancel_inside_a_batch_of_its_own_request_does_not_end_the_batch_early() {
+    // Found by the connection fuzz target: the cancel settled every slot registered so far,
+    // and the batch was written before its later elements were read.
+    let mut c = Client::legacy("2025-03-26");
+    let lines = c.send(&format!(
+        "[{},{},{},{},{}]",
+        legacy(r#""a""#, "ping", ""),
+        legacy(1, "tools/call", r#"{"name":"sleep","arguments":{"ms":10}}"#),
+        cancel("1"),
+        legacy(2, "ping", ""),
+        legacy(3, "tools/call", r#"{"name":"sleep","arguments":{"ms":10}}"#),
+    ));
+    assert!(lines.is_empty(), "the batch waits for request 3: {lines:?}");
+    let answers = c.finish().await;
+    let mut ids: Vec<String> = answers
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|a| a["id"].to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [r#""a""#, "2", "3"], "{answers}");
+    // The smallest case: nothing else to wait for once the cancel has run.
+    let lines = c.send(&format!(
+        "[{},{},{}]",
+        sleep_200(4),
+        cancel("4"),
+        legacy(
+            5,
+            "tools/call",
+            r#"{"name":"echo","arguments":{"text":"e"}}"#
+        ),
+    ));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let entries = lines[0].as_array().expect("an array");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["id"], 5);
+}
