@@ -51,6 +51,7 @@ impl<'buf> RawJson<'buf> {
     /// The decoded value of a JSON string; `None` for other values.
     /// It borrows from the frame unless the string holds escapes.
     #[must_use]
+    #[inline]
     pub fn as_string(self) -> Option<Cow<'buf, str>> {
         let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
         Some(decode(inner, inner.contains('\\')))
@@ -166,6 +167,7 @@ pub(crate) fn for_each_member<'buf>(
     })();
 }
 
+#[inline]
 pub(crate) fn decode(raw: &str, escaped: bool) -> Cow<'_, str> {
     if escaped {
         let mut s = String::new();

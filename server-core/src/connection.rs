@@ -6,7 +6,7 @@
 //! hands it out as [`Action`]s and takes its ends back as events. It does no IO, spawns
 //! nothing, builds no future and reads no clock.
 
-use crate::ctx::{CancelSignal, Ctx, Discard, JobId, LogLevel, Notify, RequestInfo};
+use crate::ctx::{CancelSignal, Ctx, Discard, JobId, Notify, RequestInfo, Session};
 use crate::jobs::{Action, JobEnd, Jobs, Kind, NewJob, Slot};
 use crate::json::RpcError;
 use crate::server::Server;
@@ -40,13 +40,6 @@ enum State {
     Legacy(Option<ProtocolVersion>),
     /// Modern era.
     Modern,
-}
-
-/// What the client said of itself in `initialize` (legacy sessions).
-#[derive(Debug, Default)]
-struct Session {
-    capabilities: Option<String>,
-    client_info: Option<String>,
 }
 
 /// The key of the tasks extension in `clientCapabilities.extensions`.
@@ -164,6 +157,13 @@ impl Connection {
         self.jobs.poll_action()
     }
 
+    /// True when an action waits for the driver ([`Connection::poll_action`]).
+    #[must_use]
+    #[inline]
+    pub fn has_actions(&self) -> bool {
+        self.jobs.has_actions()
+    }
+
     /// How many jobs a request waits for (foreground): at end of input the driver finishes
     /// these and need not wait for tasks' background work.
     #[must_use]
@@ -278,11 +278,16 @@ impl Connection {
 
     /// Writes the notifications sent while a request was dispatched before its answer, which
     /// starts at `mark`.
+    #[inline]
     fn flush_notes(&mut self, out: &mut BytesMut, mark: usize) {
-        let notes = self.notes.get_mut();
-        if notes.is_empty() {
-            return;
+        if !self.notes.get_mut().is_empty() {
+            self.put_notes_before(out, mark);
         }
+    }
+
+    #[cold]
+    fn put_notes_before(&mut self, out: &mut BytesMut, mark: usize) {
+        let notes = self.notes.get_mut();
         let answer = out.split_off(mark);
         out.extend_from_slice(notes);
         out.extend_from_slice(&answer);
@@ -343,31 +348,7 @@ impl Connection {
         }
         match (negotiated, method) {
             (_, "ping") => encode::write_result(out, id, "{}"),
-            (None, "initialize") => {
-                let params = msg.params();
-                let requested = params
-                    .and_then(|p| p.get("protocolVersion"))
-                    .and_then(RawJson::as_string);
-                let version = requested
-                    .as_deref()
-                    .and_then(ProtocolVersion::from_wire)
-                    .filter(|v| v.is_handshake())
-                    .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
-                let owned = |key| {
-                    params
-                        .and_then(|p| p.get(key))
-                        .filter(|v| v.is_object())
-                        .map(|v| v.as_str().to_owned())
-                };
-                self.session = Session {
-                    capabilities: owned("capabilities"),
-                    client_info: owned("clientInfo"),
-                };
-                self.state = State::Legacy(Some(version));
-                encode::begin_result(out, id);
-                wire::write_initialize(out, &self.server, version);
-                encode::end_message(out);
-            }
+            (None, "initialize") => self.initialize(id, msg, out),
             (Some(_), "initialize") => wire::write_reason(
                 out,
                 Some(id),
@@ -392,6 +373,38 @@ impl Connection {
             }
             (Some(_), _) => wire::write_method_not_found(out, id, method),
         }
+    }
+
+    /// `initialize` on a legacy connection that has not had one: negotiates the version and
+    /// keeps what the client said of itself.
+    #[inline(never)]
+    fn initialize(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
+        let params = msg.params();
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(RawJson::as_string);
+        let version = requested
+            .as_deref()
+            .and_then(ProtocolVersion::from_wire)
+            .filter(|v| v.is_handshake())
+            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        let owned = |key| {
+            params
+                .and_then(|p| p.get(key))
+                .filter(|v| v.is_object())
+                .map(|v| v.as_str().to_owned())
+        };
+        self.session = Session {
+            capabilities: owned("capabilities"),
+            client_info: owned("clientInfo"),
+            // NB. `logging/setLevel` is not served yet: no log records on legacy
+            // sessions.
+            log_level: None,
+        };
+        self.state = State::Legacy(Some(version));
+        encode::begin_result(out, id);
+        wire::write_initialize(out, &self.server, version);
+        encode::end_message(out);
     }
 
     /// A request on a modern connection.
@@ -468,33 +481,14 @@ impl Connection {
 fn request_info<'a>(
     session: &'a Session,
     id: Id<'a>,
-    msg: &Message<'a>,
+    msg: &'a Message<'a>,
     shape: Shape,
 ) -> RequestInfo<'a> {
-    let env = msg.envelope();
-    let level = |raw: Option<RawJson<'_>>| {
-        raw.and_then(RawJson::as_string)
-            .and_then(|l| LogLevel::from_wire(&l))
-    };
-    if shape.modern() {
-        RequestInfo {
-            id,
-            version: shape.version,
-            capabilities: env.client_capabilities.map(RawJson::as_str),
-            client_info: env.client_info.map(RawJson::as_str),
-            progress_token: env.progress_token,
-            log_level: level(env.log_level),
-        }
-    } else {
-        RequestInfo {
-            id,
-            version: shape.version,
-            capabilities: session.capabilities.as_deref(),
-            client_info: session.client_info.as_deref(),
-            progress_token: env.progress_token,
-            // NB. `logging/setLevel` is not served yet: no log records on legacy sessions.
-            log_level: None,
-        }
+    RequestInfo {
+        id,
+        version: shape.version,
+        msg,
+        session: (!shape.modern()).then_some(session),
     }
 }
 
@@ -549,19 +543,18 @@ impl Connection {
                 encode::begin_result(out, id);
                 wire::begin_tool_result(out);
                 let ctx = Ctx::inline(info, &self.notes);
-                let called = catch_unwind(AssertUnwindSafe(|| {
-                    let mut o = Output::new(out, shape);
-                    let r = tool.call(&ctx, args, &mut o);
-                    (r, o.finish())
-                }));
+                let mut o = Output::new(out, shape);
+                // NB. Only the call is inside `catch_unwind`, so its closure stays small.
+                let called = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args, &mut o)));
+                let (structured, is_error) = o.finish();
                 match called {
-                    Ok((Ok(()), (structured, is_error))) => {
+                    Ok(Ok(())) => {
                         let structured = structured.as_ref().map(|s| s.as_str());
                         wire::end_tool_result(out, server, shape, structured, is_error, None);
                         encode::end_message(out);
                     }
                     // NB. The error replaces whatever the handler wrote of its result.
-                    Ok((Err(e), _)) => {
+                    Ok(Err(e)) => {
                         out.truncate(mark);
                         wire::write_rpc_error(out, id, &e);
                     }

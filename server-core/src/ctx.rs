@@ -15,7 +15,7 @@
 use crate::json::Json;
 use bytes::{Bytes, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
-use janus_codec::{Era, Id, IdBuf, ProtocolVersion, RawJson};
+use janus_codec::{Era, Id, IdBuf, Message, ProtocolVersion, RawJson};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
@@ -155,17 +155,68 @@ impl CancelSignal {
     }
 }
 
-/// What a request says of itself, read from its envelope and `_meta`.
-#[derive(Debug, Clone, Copy)]
+/// What a legacy session's `initialize` said of the client.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    /// JSON text, from a frame the codec checked.
+    pub(crate) capabilities: Option<String>,
+    pub(crate) client_info: Option<String>,
+    /// The least severe log level sent; `None`: no log records.
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+/// What a request says of itself: read from its envelope (or its session's `initialize`) only
+/// when a handler asks, so a handler that asks nothing costs nothing.
+#[derive(Clone, Copy)]
 pub(crate) struct RequestInfo<'a> {
     pub(crate) id: Id<'a>,
     pub(crate) version: ProtocolVersion,
-    /// JSON text, from a frame the codec checked (read again only when a handler asks).
-    pub(crate) capabilities: Option<&'a str>,
-    pub(crate) client_info: Option<&'a str>,
-    pub(crate) progress_token: Option<RawJson<'a>>,
-    /// The least severe level that goes out; `None`: no log records at all.
-    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) msg: &'a Message<'a>,
+    /// The legacy session; `None` in the modern era, where the envelope says it all.
+    pub(crate) session: Option<&'a Session>,
+}
+
+impl std::fmt::Debug for RequestInfo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestInfo")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> RequestInfo<'a> {
+    fn capabilities(&self) -> Option<&'a str> {
+        match self.session {
+            Some(s) => s.capabilities.as_deref(),
+            None => self.msg.envelope().client_capabilities.map(RawJson::as_str),
+        }
+    }
+
+    fn client_info(&self) -> Option<&'a str> {
+        match self.session {
+            Some(s) => s.client_info.as_deref(),
+            None => self.msg.envelope().client_info.map(RawJson::as_str),
+        }
+    }
+
+    fn progress_token(&self) -> Option<RawJson<'a>> {
+        self.msg.envelope().progress_token
+    }
+
+    /// The least severe level sent for this request: the modern request's own
+    /// `io.modelcontextprotocol/logLevel`, or the legacy session's.
+    fn log_level(&self) -> Option<LogLevel> {
+        match self.session {
+            Some(s) => s.log_level,
+            None => self
+                .msg
+                .envelope()
+                .log_level
+                .and_then(RawJson::as_string)
+                .and_then(|l| LogLevel::from_wire(&l)),
+        }
+    }
 }
 
 /// Where the notifications of a [`Ctx`] go.
@@ -248,19 +299,21 @@ impl<'a> Ctx<'a> {
     /// The client's capabilities: this request's (modern) or the session's (legacy).
     #[must_use]
     pub fn client_capabilities(&self) -> Option<RawJson<'a>> {
-        self.info.capabilities.and_then(|c| RawJson::parse(c).ok())
+        self.info
+            .capabilities()
+            .and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The client's `Implementation` (`name`, `version`...), when it sent one.
     #[must_use]
     pub fn client_info(&self) -> Option<RawJson<'a>> {
-        self.info.client_info.and_then(|c| RawJson::parse(c).ok())
+        self.info.client_info().and_then(|c| RawJson::parse(c).ok())
     }
 
     /// The request's `_meta.progressToken`, when it has one.
     #[must_use]
-    pub const fn progress_token(&self) -> Option<RawJson<'a>> {
-        self.info.progress_token
+    pub fn progress_token(&self) -> Option<RawJson<'a>> {
+        self.info.progress_token()
     }
 
     /// True once the request was cancelled (never for a handler that answers inline, which
@@ -276,7 +329,7 @@ impl<'a> Ctx<'a> {
     /// Reports progress: `notifications/progress`, only when the request carried a
     /// `progressToken` and `progress` is above what was reported before; a no-op otherwise.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = self.info.progress_token else {
+        let Some(token) = self.info.progress_token() else {
             return;
         };
         if !progress.is_finite() || self.last_progress.get().is_some_and(|p| progress <= p) {
@@ -290,7 +343,7 @@ impl<'a> Ctx<'a> {
     /// Sends a log record (`notifications/message`) when `level` is at or above the level in
     /// force for this request; a no-op otherwise.
     pub fn log(&self, level: LogLevel, logger: Option<&str>, data: &Json) {
-        if self.info.log_level.is_some_and(|min| level >= min) {
+        if self.info.log_level().is_some_and(|min| level >= min) {
             self.send(log_line(level, logger, data));
         }
     }
@@ -318,10 +371,10 @@ impl<'a> Ctx<'a> {
         Context(Arc::new(Owned {
             id: self.info.id.to_owned(),
             version: self.info.version,
-            capabilities: self.info.capabilities.map(str::to_owned),
-            client_info: self.info.client_info.map(str::to_owned),
-            progress_token: self.info.progress_token.map(|t| t.as_str().to_owned()),
-            log_level: self.info.log_level,
+            capabilities: self.info.capabilities().map(str::to_owned),
+            client_info: self.info.client_info().map(str::to_owned),
+            progress_token: self.info.progress_token().map(|t| t.as_str().to_owned()),
+            log_level: self.info.log_level(),
             job,
             notify,
             signal,

@@ -256,6 +256,12 @@ impl Jobs {
         }
     }
 
+    /// True when an action waits for the driver.
+    #[inline]
+    pub(crate) fn has_actions(&self) -> bool {
+        !self.actions.is_empty()
+    }
+
     /// The next action for the driver.
     pub(crate) fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()

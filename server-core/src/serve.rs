@@ -201,7 +201,15 @@ impl Runner {
     }
 
     /// Carries out the connection's actions: spawns what it runs, aborts what it names.
+    #[inline]
     pub fn act(&mut self, conn: &mut Connection) {
+        // Most frames (inline tools) start nothing: one check, no call.
+        if conn.has_actions() {
+            self.act_on(conn);
+        }
+    }
+
+    fn act_on(&mut self, conn: &mut Connection) {
         while let Some(action) = conn.poll_action() {
             match action {
                 Action::Run { job, work } => {

@@ -82,6 +82,7 @@ impl ResultType {
 
 /// Ends a result object whose members (if any) are written: the modern stamp
 /// (`resultType`, `_meta.serverInfo`, encoded once per server) in the modern era, then `}`.
+#[inline]
 pub(crate) fn end_result(out: &mut BytesMut, server: &Server, shape: Shape, kind: ResultType) {
     if shape.modern() {
         if out.last() != Some(&b'{') {
@@ -102,6 +103,7 @@ fn write_cache_hints(out: &mut BytesMut, server: &Server) {
 // ---- Tool results ---------------------------------------------------------------------------
 
 /// Starts a tool result object: `{"content":[`. Blocks follow ([`write_block`]).
+#[inline]
 pub(crate) fn begin_tool_result(out: &mut BytesMut) {
     out.extend_from_slice(br#"{"content":["#);
 }
@@ -109,6 +111,7 @@ pub(crate) fn begin_tool_result(out: &mut BytesMut) {
 /// Ends a tool result begun with [`begin_tool_result`]: `]`, `structuredContent` (2025-06-18
 /// and later), `isError`, a `_meta` naming a related task (`tasks/result`), and the modern
 /// stamp.
+#[inline]
 pub(crate) fn end_tool_result(
     out: &mut BytesMut,
     server: &Server,

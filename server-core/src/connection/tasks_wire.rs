@@ -66,6 +66,7 @@ impl Refusal {
 }
 
 /// Whether this `tools/call` runs as a task, per its era and the tool's `taskSupport`.
+#[inline]
 pub(super) fn task_mode(
     msg: &Message<'_>,
     shape: Shape,
