@@ -2,7 +2,9 @@
 """Generates the seed corpora of the fuzz targets, and the dictionary.
 
 Sources (nothing is copied by hand):
-- ../../shared/conformance/scenarios.json (or $JANUS_SCENARIOS): every line a client sends;
+- ../tests/conformance/decisions.json, the repository's own scenarios (one per rule of
+  decisions.md), and the files named in $JANUS_SCENARIOS (colon-separated; CI names the
+  project's shared scenarios.json beside the checkout): every line a client sends;
 - ../codec/src/tests/seeds.rs: the `SEEDS` table of the codec, whose Rust byte-string
   literals (and the `const`s they name) are decoded here.
 
@@ -22,10 +24,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SCENARIOS = os.environ.get(
-    "JANUS_SCENARIOS",
-    os.path.join(ROOT, "..", "shared", "conformance", "scenarios.json"),
-)
+# Nothing outside the repository is needed: more scenario files come only when named.
+SCENARIOS = [os.path.join(ROOT, "tests", "conformance", "decisions.json")] + [
+    p for p in os.environ.get("JANUS_SCENARIOS", "").split(":") if p
+]
 SEEDS_RS = os.path.join(ROOT, "codec", "src", "tests", "seeds.rs")
 CORPUS = os.path.join(HERE, "corpus")
 DICT = os.path.join(HERE, "mcp.dict")
@@ -184,8 +186,15 @@ def seed_table():
 
 def scenarios():
     """[(name, [step])]: a step is ('send', bytes) or ('wait',)."""
-    with open(SCENARIOS, encoding="utf-8") as f:
-        data = json.load(f)
+    out = []
+    for path in SCENARIOS:
+        with open(path, encoding="utf-8") as f:
+            out.extend(scenarios_of(json.load(f)))
+    return out
+
+
+def scenarios_of(data):
+    """The scenarios of one file."""
     out = []
     for sc in data["scenarios"]:
         steps = []
@@ -233,9 +242,11 @@ def connection_input(steps, header=0x00):
 
 def meta_and_params(line):
     """The `_meta` and `params` of a call, as compact JSON text, when it has them."""
+    if len(line) > MAX_LINE:
+        return []
     try:
         v = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return []
     items = v if isinstance(v, list) else [v]
     out = []
@@ -290,7 +301,7 @@ def dictionary(all_sends):
             continue
         try:
             collect_tokens(json.loads(line), keys, strings)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             pass
     # Methods and versions are strings of the scenarios; keep those that look like protocol
     # words, not the free text of tool arguments.
