@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The path of a built example: `target/<profile>/examples/NAME`, beside this test's `deps/`.
@@ -40,18 +40,24 @@ fn line(r: &mut impl BufRead) -> Value {
     serde_json::from_str(&text).expect("one JSON line")
 }
 
-#[test]
-fn the_typed_server_answers_both_eras_with_text_an_image_and_structured_content() {
+/// Starts the typed example with piped stdin and stdout.
+fn start_typed_server() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Command::new(example("typed_server"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .expect("the example starts");
-    let mut input = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let input = child.stdin.take().unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (child, input, out)
+}
+
+#[test]
+fn the_typed_server_answers_both_eras_with_text_an_image_and_structured_content() {
+    let (child, mut input, mut out) = start_typed_server();
     let env = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-    let send = |input: &mut std::process::ChildStdin, text: String| {
+    let send = |input: &mut ChildStdin, text: String| {
         input.write_all(text.as_bytes()).unwrap();
         input.write_all(b"\n").unwrap();
     };
@@ -99,14 +105,7 @@ fn the_typed_server_answers_both_eras_with_text_an_image_and_structured_content(
     assert!(wait(child).success(), "the end of input ends it cleanly");
 
     // A legacy client of the same example.
-    let mut child = Command::new(example("typed_server"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the example starts");
-    let mut input = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (child, mut input, mut out) = start_typed_server();
     send(
         &mut input,
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.into(),

@@ -130,12 +130,22 @@ impl Shutdown {
 
 /// The driver's [`Notify`]: notifications of running work come back to the connection's
 /// task through a channel.
-struct Channel(mpsc::UnboundedSender<(JobId, Bytes)>);
+///
+/// The channel is bounded ([`MAX_PENDING_NOTES`]): when a job notifies faster than the client
+/// reads, the notifications past the bound are dropped, so memory stays bounded whatever a
+/// tool does.
+struct Channel(mpsc::Sender<(JobId, Bytes)>);
+
+/// The most notifications of running work waiting to be written, per connection.
+pub const MAX_PENDING_NOTES: usize = 4096;
 
 impl Notify for Channel {
     fn notify(&self, job: JobId, line: Bytes) {
-        // A send fails only once the connection has ended: nothing is wanted then.
-        let _ = self.0.send((job, line));
+        // A send fails once the connection has ended (nothing is wanted then) or when the
+        // channel is full (the client reads too slowly: progress and logs are dropped).
+        if self.0.try_send((job, line)).is_err() {
+            tracing::trace!(job = job.get(), "a notification was dropped");
+        }
     }
 }
 
@@ -157,8 +167,8 @@ pub struct Runner {
     /// The job of each tokio task, for the ones that panic.
     jobs: HashMap<tokio::task::Id, JobId>,
     handles: HashMap<JobId, AbortHandle>,
-    notes_tx: mpsc::UnboundedSender<(JobId, Bytes)>,
-    notes: mpsc::UnboundedReceiver<(JobId, Bytes)>,
+    notes_tx: mpsc::Sender<(JobId, Bytes)>,
+    notes: mpsc::Receiver<(JobId, Bytes)>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -179,7 +189,7 @@ impl Runner {
     /// A runner with nothing running.
     #[must_use]
     pub fn new() -> Self {
-        let (notes_tx, notes) = mpsc::unbounded_channel();
+        let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
         Self {
             set: JoinSet::new(),
             jobs: HashMap::new(),
@@ -440,32 +450,61 @@ pub async fn serve_tcp(
     config: Config,
     shutdown: &Shutdown,
 ) -> io::Result<()> {
+    let accept = || async {
+        let (socket, peer) = listener.accept().await?;
+        let _ = socket.set_nodelay(true);
+        tracing::trace!(%peer, "accepted");
+        // NB. `into_split` halves share no lock, unlike `tokio::io::split`'s.
+        Ok(socket.into_split())
+    };
+    serve_accepted(server, accept, config, shutdown).await
+}
+
+/// Serves every connection that `accept` yields, as a read half and a write half (a Unix
+/// socket's `into_split`, `tokio::io::split` of a TLS stream, any listener's), each in its
+/// own task, until `shutdown` is triggered; then it accepts no more
+/// and waits for its connections to drain (for at most [`Config::drain`] and a second).
+///
+/// # Errors
+///
+/// A setting that is out of range, or an accept error that is not about one connection
+/// (errors such as a reset connection are logged and skipped).
+pub async fn serve_accepted<A, F, R, W>(
+    server: Arc<Server>,
+    mut accept: A,
+    config: Config,
+    shutdown: &Shutdown,
+) -> io::Result<()>
+where
+    A: FnMut() -> F,
+    F: std::future::Future<Output = io::Result<(R, W)>>,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     config.check()?;
     let config = Arc::new(config);
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
-            a = listener.accept() => a,
+            a = accept() => a,
             () = shutdown.triggered() => break,
             // Ended connections are reaped as they go, so the set stays small.
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
         };
-        let (socket, peer) = match accepted {
-            Ok(x) => x,
+        let (r, w) = match accepted {
+            Ok(halves) => halves,
             Err(e) if is_per_connection(&e) => {
                 tracing::debug!(error = %e, "accept failed for one connection");
                 continue;
             }
             Err(e) => return Err(e),
         };
-        let _ = socket.set_nodelay(true);
         let server = Arc::clone(&server);
         let config = Arc::clone(&config);
         let shutdown = shutdown.clone();
         connections.spawn(async move {
-            let (r, w) = socket.into_split();
             if let Err(e) = serve_stream_until(server, r, w, &config, &shutdown).await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+                tracing::debug!(error = %e, "connection ended with an error");
             }
         });
     }

@@ -10,6 +10,11 @@
 //! work go to the [`Notify`] given with the request, for the transport to put on that
 //! request's stream; a transport that stops the request (its client closed the stream) just
 //! drops the work and the `Pending`.
+//!
+//! NB. A task's work runs as a background `Pending` held by whichever transport started it.
+//! `tasks/cancel` on another request marks the task cancelled in the shared store (the task's
+//! later end changes nothing), but it cannot reach that work: stopping it is the holder's
+//! part, for example by polling the store.
 
 use crate::connection::Connection;
 use crate::ctx::{JobId, Notify};

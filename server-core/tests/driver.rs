@@ -557,3 +557,50 @@ async fn a_task_beyond_the_stores_limit_is_refused_at_once_and_the_store_stays_u
         .unwrap()
         .unwrap();
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn any_listener_is_served_through_serve_accepted_and_drains_on_shutdown() {
+    let dir = std::env::temp_dir().join(format!("janus-unix-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("mcp.sock");
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path).unwrap();
+    let shutdown = Shutdown::new();
+    let serving = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            let accept = || async {
+                let (stream, _) = listener.accept().await?;
+                Ok(stream.into_split())
+            };
+            janus_server_core::serve::serve_accepted(
+                demo::server(),
+                accept,
+                Config::default(),
+                &shutdown,
+            )
+            .await
+        }
+    });
+    let stream = tokio::net::UnixStream::connect(&path).await.unwrap();
+    let (r, mut w) = stream.into_split();
+    w.write_all(call(1, "sleep", r#"{"ms":100}"#).as_bytes())
+        .await
+        .unwrap();
+    w.write_all(echo(2, "over a unix socket").as_bytes())
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(r).lines();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["result"]["content"][0]["text"], "over a unix socket");
+    shutdown.trigger();
+    let last: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(last["id"], 1, "the sleep in flight is drained: {last}");
+    timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("the listener ends after the drain")
+        .unwrap()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+}

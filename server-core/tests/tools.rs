@@ -330,17 +330,22 @@ async fn a_handler_may_answer_a_json_rpc_error_inline_at_start_or_later() {
     }
 }
 
+/// The texts of a tool result's blocks.
+fn texts_of(r: &serde_json::Value) -> Vec<&str> {
+    r["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a tool result: {r}"))
+        .iter()
+        .map(|b| b["text"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn the_context_tells_the_request_its_revision_and_its_client() {
     let mut c = api_client("modern");
     let line = r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"whoami","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"me","version":"2"},"progressToken":"p1"}}}"#;
     let r = c.answer(line);
-    let texts: Vec<&str> = r["result"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["text"].as_str().unwrap())
-        .collect();
+    let texts = texts_of(&r);
     assert_eq!(
         texts,
         [
@@ -355,12 +360,7 @@ fn the_context_tells_the_request_its_revision_and_its_client() {
     // On a legacy session, the client is the one `initialize` named.
     let mut c = api_client("2025-06-18");
     let r = c.answer(&call_in("2025-06-18", 7, "whoami", "{}", ""));
-    let texts: Vec<&str> = r["result"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["text"].as_str().unwrap())
-        .collect();
+    let texts = texts_of(&r);
     assert_eq!(
         texts,
         [
