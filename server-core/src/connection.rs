@@ -544,23 +544,18 @@ impl Connection {
                 wire::begin_tool_result(out);
                 let ctx = Ctx::inline(info, &self.notes);
                 let mut o = Output::new(out, shape);
-                // NB. Only the call is inside `catch_unwind`, so its closure stays small.
-                let called = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args, &mut o)));
+                let called = call_inline(&**tool, &ctx, args, &mut o);
                 let (structured, is_error) = o.finish();
                 match called {
-                    Ok(Ok(())) => {
+                    Ok(()) => {
                         let structured = structured.as_ref().map(|s| s.as_str());
                         wire::end_tool_result(out, server, shape, structured, is_error, None);
                         encode::end_message(out);
                     }
                     // NB. The error replaces whatever the handler wrote of its result.
-                    Ok(Err(e)) => {
+                    Err(e) => {
                         out.truncate(mark);
                         wire::write_rpc_error(out, id, &e);
-                    }
-                    Err(_) => {
-                        out.truncate(mark);
-                        wire::write_internal_error(out, id);
                     }
                 }
             }
@@ -568,19 +563,16 @@ impl Connection {
                 let Some(mode) = task else { return };
                 let ctx = Ctx::inline(info, &self.notes);
                 let mut scratch = BytesMut::new();
-                let called = catch_unwind(AssertUnwindSafe(|| {
-                    let mut o = Output::new(&mut scratch, shape);
-                    let r = tool.call(&ctx, args, &mut o);
-                    (r, o.finish())
-                }));
+                let mut o = Output::new(&mut scratch, shape);
+                let called = call_inline(&**tool, &ctx, args, &mut o);
+                let (structured, is_error) = o.finish();
                 let ended = match called {
-                    Ok((Ok(()), (structured, is_error))) => Ended::Result(Stored {
+                    Ok(()) => Ended::Result(Stored {
                         content: String::from_utf8_lossy(&scratch).into_owned(),
                         structured,
                         is_error,
                     }),
-                    Ok((Err(e), _)) => Ended::Error(e),
-                    Err(_) => Ended::Error(RpcError::internal()),
+                    Err(e) => Ended::Error(e),
                 };
                 self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
             }
@@ -589,31 +581,15 @@ impl Connection {
                 let signal = CancelSignal::default();
                 let ctx = Ctx::job(info, job, &self.notify, &signal);
                 let started = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args)));
-                let work = match started {
-                    Ok(Ok(work)) => work,
-                    Ok(Err(e)) => {
-                        match task {
-                            Some(mode) => {
-                                self.task_call(
-                                    id,
-                                    shape,
-                                    mode,
-                                    TaskWork::Ended(Ended::Error(e)),
-                                    out,
-                                );
-                            }
-                            None => wire::write_rpc_error(out, id, &e),
-                        }
+                let started = started.unwrap_or_else(|_| Err(RpcError::internal()));
+                let work = match (started, task) {
+                    (Ok(work), _) => work,
+                    (Err(e), Some(mode)) => {
+                        self.task_call(id, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
                         return;
                     }
-                    Err(_) => {
-                        match task {
-                            Some(mode) => {
-                                let ended = Ended::Error(RpcError::internal());
-                                self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
-                            }
-                            None => wire::write_internal_error(out, id),
-                        }
+                    (Err(e), None) => {
+                        wire::write_rpc_error(out, id, &e);
                         return;
                     }
                 };
@@ -698,6 +674,19 @@ impl Connection {
         out.extend_from_slice(&notes);
         self.jobs.end_batch(key, out);
     }
+}
+
+/// Runs an inline handler into `o`. A panic is `-32603` with nothing of its cause.
+#[inline(always)]
+fn call_inline(
+    tool: &dyn crate::tools::Tool,
+    ctx: &Ctx<'_>,
+    args: Args<'_>,
+    o: &mut Output<'_>,
+) -> Result<(), RpcError> {
+    // NB. Only the call is inside `catch_unwind`, so its closure stays small.
+    catch_unwind(AssertUnwindSafe(|| tool.call(ctx, args, o)))
+        .unwrap_or_else(|_| Err(RpcError::internal()))
 }
 
 /// What a task-augmented call runs: work for a job, or an outcome it already has.
