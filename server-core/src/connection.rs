@@ -171,6 +171,13 @@ impl Connection {
         self.jobs.foreground()
     }
 
+    /// The client's input ended (or a shutdown began): tasks' background work that no request
+    /// waits for is stopped, since it ends with the connection, so that the requests still to
+    /// answer get its running slots.
+    pub fn handle_eof(&mut self, out: &mut BytesMut) {
+        self.jobs.end_background(out);
+    }
+
     /// How many jobs run now.
     #[must_use]
     pub const fn running(&self) -> usize {
@@ -561,6 +568,11 @@ impl Connection {
             }
             Handler::Inline(tool) => {
                 let Some(mode) = task else { return };
+                // NB. A full store is answered before the tool runs, not after.
+                if !self.tasks.has_room(self.now_ms) {
+                    tasks_wire::write_limit_reached(out, id);
+                    return;
+                }
                 let ctx = Ctx::inline(info, &self.notes);
                 let mut scratch = BytesMut::new();
                 let mut o = Output::new(&mut scratch, shape);
@@ -702,7 +714,8 @@ enum TaskWork {
 
 /// A request's size, for the queue's byte bound.
 fn msg_cost(msg: &Message<'_>) -> usize {
-    msg.params().map_or(0, |p| p.as_str().len())
+    // NB. The id counts too: a job keeps it (twice), and a client chooses its size.
+    2 * msg.id().map_or(0, |id| id.as_raw().len()) + msg.params().map_or(0, |p| p.as_str().len())
 }
 
 /// True when the request's `clientCapabilities.extensions` declares the tasks extension.

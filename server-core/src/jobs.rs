@@ -96,6 +96,9 @@ pub(crate) struct Entry {
     pub(crate) kind: Kind,
     signal: Option<CancelSignal>,
     running: bool,
+    /// What a `tasks/result` waiter holds (its request), counted in `held_bytes` until it is
+    /// answered or cancelled.
+    held: usize,
 }
 
 /// The answers of a batch in flight, in the order of its elements.
@@ -134,6 +137,8 @@ pub(crate) struct Jobs {
     queued_bytes: usize,
     /// Queued work whose job was cancelled, still in the queue.
     dead: usize,
+    /// What waiters and batches in flight hold ([`Jobs::queued_bytes`]).
+    held_bytes: usize,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -163,6 +168,7 @@ impl Jobs {
             foreground: 0,
             queued_bytes: 0,
             dead: 0,
+            held_bytes: 0,
         }
     }
 
@@ -216,6 +222,7 @@ impl Jobs {
                 kind,
                 signal,
                 running: false,
+                held: 0,
             },
         );
         let cost = cost + QUEUED_COST;
@@ -224,9 +231,12 @@ impl Jobs {
         self.schedule();
     }
 
-    /// Registers a `tasks/result` waiting for `task` to end.
-    pub(crate) fn wait(&mut self, request: IdBuf, slot: Slot, task: String) {
+    /// Registers a `tasks/result` waiting for `task` to end; `cost` is the size of its
+    /// request, held against the byte bound until it is answered.
+    pub(crate) fn wait(&mut self, request: IdBuf, slot: Slot, task: String, cost: usize) {
         let job = self.reserve();
+        let held = cost + QUEUED_COST;
+        self.held_bytes += held;
         self.insert(
             job,
             Entry {
@@ -235,6 +245,7 @@ impl Jobs {
                 kind: Kind::Wait { task },
                 signal: None,
                 running: false,
+                held,
             },
         );
     }
@@ -247,6 +258,7 @@ impl Jobs {
             };
             self.queued_bytes -= cost;
             let Some(entry) = self.entries.get_mut(&job) else {
+                debug_assert!(self.dead > 0, "dead counts the cancelled work still queued");
                 self.dead = self.dead.saturating_sub(1);
                 continue;
             };
@@ -285,6 +297,7 @@ impl Jobs {
         if entry.running {
             self.running -= 1;
         }
+        self.held_bytes -= entry.held;
         if !matches!(entry.kind, Kind::Task { .. }) {
             self.foreground -= 1;
         }
@@ -324,7 +337,7 @@ impl Jobs {
         };
         if entry.running {
             self.actions.push_back(Action::Abort(job));
-        } else {
+        } else if !matches!(entry.kind, Kind::Wait { .. }) {
             // NB. The queue is compacted once half of it is dead, so a flood of calls and
             // cancels costs amortised constant time and the byte count stays true.
             self.dead += 1;
@@ -396,6 +409,7 @@ impl Jobs {
             Some((batch, i)) => {
                 if let Some(b) = self.batches.get_mut(&batch) {
                     if let (Some(l), Some(place)) = (line, b.lines.get_mut(i)) {
+                        self.held_bytes += l.len();
                         *place = Some(Bytes::copy_from_slice(l));
                     }
                     b.open = b.open.saturating_sub(1);
@@ -412,6 +426,7 @@ impl Jobs {
             .get_mut(&batch)
             .and_then(|b| b.lines.get_mut(i))
         {
+            self.held_bytes += line.len();
             *place = Some(line);
         }
     }
@@ -437,6 +452,7 @@ impl Jobs {
         let Some(b) = self.batches.remove(&batch) else {
             return;
         };
+        self.held_bytes -= b.lines.iter().flatten().map(Bytes::len).sum::<usize>();
         let start = out.len();
         for line in b.lines.iter().flatten() {
             out.put_u8(if out.len() == start { b'[' } else { b',' });
@@ -457,9 +473,26 @@ impl Jobs {
         self.running
     }
 
-    /// What the queued work holds, estimated in bytes.
+    /// What waits in the book, estimated in bytes: queued work, `tasks/result` waiters, and
+    /// the answers of batches in flight.
     pub(crate) const fn queued_bytes(&self) -> usize {
-        self.queued_bytes
+        self.queued_bytes + self.held_bytes
+    }
+
+    /// Stops the tasks' background work that no `tasks/result` waits for: at end of input it
+    /// ends with the connection anyway, and its running slots go to the requests still to
+    /// answer.
+    pub(crate) fn end_background(&mut self, out: &mut BytesMut) {
+        let idle: Vec<JobId> = self
+            .by_task
+            .iter()
+            .filter(|(task, _)| !self.waits.contains_key(*task))
+            .map(|(_, job)| *job)
+            .collect();
+        for job in idle {
+            self.stop(job, out);
+        }
+        self.schedule();
     }
 }
 

@@ -94,7 +94,7 @@ impl Config {
 /// Stops serving, gracefully: connections read no more, finish what is in flight (for at
 /// most [`Config::drain`]) and end; listeners accept no more. Cloning shares the handle.
 #[derive(Debug, Clone)]
-pub struct Shutdown(Arc<watch::Sender<bool>>);
+pub struct Shutdown(pub(crate) Arc<watch::Sender<bool>>);
 
 impl Default for Shutdown {
     fn default() -> Self {
@@ -336,7 +336,10 @@ where
     let mut input = BytesMut::with_capacity(READ_CHUNK);
     let mut out = BytesMut::with_capacity(READ_CHUNK);
     let mut eof = false;
+    let mut told_eof = false;
     let mut deadline: Option<tokio::time::Instant> = None;
+    // One subscription for the connection's life, not one per wake-up.
+    let mut stop = shutdown.0.subscribe();
     loop {
         conn.handle_time(now_ms());
         while conn.queued_bytes() < config.max_queued_bytes && (!eof || !input.is_empty()) {
@@ -361,6 +364,12 @@ where
                 return Ok(());
             }
         }
+        if eof && input.is_empty() && !told_eof {
+            // Every request is read: background work no one waits for gives up its slots.
+            told_eof = true;
+            conn.handle_eof(&mut out);
+            work.act(&mut conn);
+        }
         if !out.is_empty() && !write_out(&mut writer, &mut out).await {
             return Ok(());
         }
@@ -383,7 +392,7 @@ where
                 }
             }
             () = work.next(&mut conn, &mut out), if !work.is_idle() => {}
-            () = shutdown.triggered(), if deadline.is_none() => {
+            _ = stop.wait_for(|t| *t), if deadline.is_none() => {
                 eof = true;
                 // NB. What was read but not handled is dropped: a shutdown reads no more.
                 input.clear();
@@ -450,12 +459,17 @@ pub async fn serve_tcp(
     config: Config,
     shutdown: &Shutdown,
 ) -> io::Result<()> {
-    let accept = || async {
-        let (socket, peer) = listener.accept().await?;
-        let _ = socket.set_nodelay(true);
-        tracing::trace!(%peer, "accepted");
-        // NB. `into_split` halves share no lock, unlike `tokio::io::split`'s.
-        Ok(socket.into_split())
+    // The listener lives in the accept closure, so it closes before the drain begins.
+    let listener = Arc::new(listener);
+    let accept = move || {
+        let listener = Arc::clone(&listener);
+        async move {
+            let (socket, peer) = listener.accept().await?;
+            let _ = socket.set_nodelay(true);
+            tracing::trace!(%peer, "accepted");
+            // NB. `into_split` halves share no lock, unlike `tokio::io::split`'s.
+            Ok(socket.into_split())
+        }
     };
     serve_accepted(server, accept, config, shutdown).await
 }
@@ -484,9 +498,15 @@ where
     config.check()?;
     let config = Arc::new(config);
     let mut connections = JoinSet::new();
+    // NB. One accept future lives until it completes: reaping an ended connection must not
+    // drop an accept half done (a TLS handshake, say).
+    let mut next = Box::pin(accept());
     loop {
         let accepted = tokio::select! {
-            a = accept() => a,
+            a = &mut next => {
+                next = Box::pin(accept());
+                a
+            }
             () = shutdown.triggered() => break,
             // Ended connections are reaped as they go, so the set stays small.
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
@@ -508,6 +528,9 @@ where
             }
         });
     }
+    // No more accepts: the listener closes here, and new clients are refused at once.
+    drop(next);
+    drop(accept);
     // Each connection drains within `config.drain`; the margin covers the last writes.
     let _ = tokio::time::timeout(config.drain + Duration::from_secs(1), async {
         while connections.join_next().await.is_some() {}

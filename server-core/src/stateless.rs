@@ -74,6 +74,23 @@ impl Pending {
     /// kept in the task store).
     pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) {
         self.conn.handle_done(self.job, end, out);
+        self.work = None;
+        self.background = false;
+    }
+}
+
+impl Drop for Pending {
+    /// A task's work dropped before its end (its transport went away) fails its task, so the
+    /// shared store never keeps a task `working` that nothing runs.
+    fn drop(&mut self) {
+        if self.background {
+            let e = crate::json::RpcError::new(
+                janus_codec::INTERNAL_ERROR,
+                "The task's work stopped before it ended",
+            );
+            self.conn
+                .handle_done(self.job, JobEnd::Finished(Err(e)), &mut BytesMut::new());
+        }
     }
 }
 

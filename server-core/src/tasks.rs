@@ -178,6 +178,14 @@ impl TaskStore {
         Ok(task)
     }
 
+    /// True when a task can be created now.
+    #[must_use]
+    pub fn has_room(&self, now_ms: u64) -> bool {
+        let mut inner = self.lock();
+        purge(&mut inner, now_ms);
+        inner.tasks.len() < MAX_TASKS
+    }
+
     /// The task `id`, unless unknown or purged.
     #[must_use]
     pub fn get(&self, id: &str, now_ms: u64) -> Option<Task> {

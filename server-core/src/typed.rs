@@ -3,7 +3,9 @@
 //!
 //! The arguments are deserialised into the handler's type from their span in the frame (a
 //! mismatch is `-32602` naming what does not fit); the result is serialised once and sent
-//! both as `structuredContent` and, for clients before 2025-06-18, as a text block.
+//! both as `structuredContent` and as a text block with the same JSON (which the
+//! specification asks for, and which clients before 2025-06-18, which have no
+//! `structuredContent`, read).
 //! An inline handler also gets the result's [`Output`], to add content blocks of its own (an
 //! image, say) ahead of that text.
 //!

@@ -604,3 +604,28 @@ async fn any_listener_is_served_through_serve_accepted_and_drains_on_shutdown() 
         .unwrap();
     let _ = std::fs::remove_file(&path);
 }
+
+#[tokio::test]
+async fn at_end_of_input_tasks_work_gives_its_slots_to_the_requests_still_to_answer() {
+    // Found in review: with one running slot held by a task's long work, a request queued
+    // behind it kept the connection open until the task ended.
+    let config = Config {
+        max_in_flight: 1,
+        ..Config::default()
+    };
+    let (client, task) = start(demo::server(), config, 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    w.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+    w.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000},"task":{}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":10}}}
+"#).await.unwrap();
+    w.shutdown().await.unwrap();
+    let answers = read_lines(r, 3).await;
+    assert_eq!(answers[2]["id"], 2, "{answers:?}");
+    timeout(Duration::from_secs(5), task)
+        .await
+        .expect("the connection ends once request 2 is answered")
+        .unwrap()
+        .unwrap();
+}

@@ -117,3 +117,25 @@ fn what_is_not_one_modern_request_is_refused_or_ignored() {
     let (out, _) = serve(&s, "{", &notify);
     assert_eq!(code(&parse_lines(&out)[0]), -32700);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_tasks_work_dropped_before_its_end_fails_its_task() {
+    let s = Stateless::new(demo::server());
+    let notify: Arc<dyn Notify> = Arc::new(Collect::default());
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":600000}},"_meta":{TASKS_ENV}}}}}"#
+    );
+    let (out, pending) = serve(&s, &call, &notify);
+    let task = parse_lines(&out)[0]["result"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    drop(pending.expect("the task's work"));
+    let get = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{{"taskId":"{task}","_meta":{TASKS_ENV}}}}}"#
+    );
+    let (out, _) = serve(&s, &get, &notify);
+    let r = parse_lines(&out);
+    assert_eq!(r[0]["result"]["status"], "failed", "{}", r[0]);
+    assert_eq!(r[0]["result"]["error"]["code"], -32603);
+}

@@ -73,6 +73,9 @@ pub(super) fn task_mode(
     support: TaskSupport,
 ) -> Result<Option<TaskMode>, Refusal> {
     if shape.modern() {
+        if support == TaskSupport::Forbidden {
+            return Ok(None);
+        }
         return match (declares_tasks(msg), support) {
             (true, TaskSupport::Optional | TaskSupport::Required) => Ok(Some(TaskMode::Modern)),
             (false, TaskSupport::Required) => Err(Refusal::MissingExtension),
@@ -214,7 +217,10 @@ impl Connection {
                     wire::write_task_result(out, &self.server, id, &t);
                 }
                 // NB. tasks/result waits until the task is terminal.
-                Some(_) => self.jobs.wait(id.to_owned(), slot, task_id),
+                Some(_) => {
+                    let cost = super::msg_cost(msg);
+                    self.jobs.wait(id.to_owned(), slot, task_id, cost);
+                }
             },
             _ => wire::write_method_not_found(out, id, msg.method()),
         }
@@ -267,7 +273,7 @@ impl Connection {
 }
 
 /// `LIMIT_REACHED`: the task store is full.
-fn write_limit_reached(out: &mut BytesMut, id: Id<'_>) {
+pub(super) fn write_limit_reached(out: &mut BytesMut, id: Id<'_>) {
     let message = format!(
         "Task limit reached: a connection keeps at most {} tasks; let some end or cancel them, then retry",
         tasks::MAX_TASKS
