@@ -29,8 +29,20 @@ enum Command {
     Serve {
         /// Listen on this TCP address (newline-delimited JSON-RPC, one connection each) instead
         /// of serving one connection on stdin/stdout.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "http")]
         listen: Option<SocketAddr>,
+        /// Serve streamable HTTP (2026-07-28, stateless) on this address, at `--path`.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// The HTTP endpoint's path.
+        #[arg(long, default_value = janus_server_core::http::DEFAULT_PATH, requires = "http")]
+        path: String,
+        /// The largest HTTP request body, in bytes (more: 413).
+        #[arg(long, default_value_t = janus_server_core::http::DEFAULT_MAX_BODY, requires = "http")]
+        max_body: usize,
+        /// An Origin allowed besides loopback ones (repeat for more).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allow_origins: Vec<String>,
         /// The longest line accepted, in bytes.
         #[arg(long, default_value_t = janus_codec::DEFAULT_MAX_FRAME_LEN)]
         max_frame_len: usize,
@@ -81,6 +93,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve {
             listen,
+            http,
+            path,
+            max_body,
+            allow_origins,
             max_frame_len,
             max_in_flight,
             max_queued_bytes,
@@ -93,7 +109,18 @@ fn main() -> ExitCode {
                 max_queued_bytes,
                 drain: std::time::Duration::from_secs(drain_secs),
             };
-            run_serve(listen, config)
+            let http = http.map(|addr| {
+                (
+                    addr,
+                    janus_server_core::http::HttpConfig {
+                        path,
+                        max_body,
+                        allow_origins,
+                        loopback_hosts_only: addr.ip().is_loopback(),
+                    },
+                )
+            });
+            run_serve(listen, http, config)
         }
         Command::Bench {
             seconds,
@@ -256,15 +283,21 @@ fn init_logs() {
         .init();
 }
 
-fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
+fn run_serve(
+    listen: Option<SocketAddr>,
+    http: Option<(SocketAddr, janus_server_core::http::HttpConfig)>,
+    config: Config,
+) -> ExitCode {
     let server = demo::server();
-    let runtime = match listen {
-        None => tokio::runtime::Builder::new_current_thread()
+    let runtime = if listen.is_none() && http.is_none() {
+        tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread()
+            .build()
+    } else {
+        // Every core serves: one process uses the whole machine.
+        tokio::runtime::Builder::new_multi_thread()
             .enable_all()
-            .build(),
+            .build()
     };
     let runtime = match runtime {
         Ok(r) => r,
@@ -282,6 +315,20 @@ fn run_serve(listen: Option<SocketAddr>, config: Config) -> ExitCode {
             on_signal.trigger();
             tracing::info!("shutting down: draining requests in flight");
         });
+        if let Some((addr, http_config)) = http {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let bound = listener.local_addr()?;
+            if !bound.ip().is_loopback() {
+                tracing::warn!(
+                    addr = %bound,
+                    "serving HTTP beyond loopback WITHOUT authorization: any client that reaches this address can call every tool"
+                );
+            }
+            tracing::info!(addr = %bound, path = %http_config.path, "listening (HTTP)");
+            let service = janus_server_core::http::McpService::new(server, http_config);
+            return janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
+                .await;
+        }
         match listen {
             None => serve::serve_stdio(server, &config, &shutdown).await,
             Some(addr) => {

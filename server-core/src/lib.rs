@@ -33,6 +33,7 @@
 //! # Cargo features
 //!
 //! - `tokio` (default): the `serve` driver and the asynchronous demo tool `sleep`.
+//! - `http`: streamable HTTP (`http`): a `tower::Service` and `serve_http` on hyper.
 //! - `serde`: typed tools (`typed`, `ServerBuilder::typed_tool`):
 //!   arguments and results as Rust types, their JSON Schemas generated with schemars.
 
@@ -40,6 +41,8 @@ pub mod connection;
 pub mod content;
 pub mod ctx;
 pub mod demo;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jobs;
 pub mod json;
 pub mod server;

@@ -1,0 +1,644 @@
+//! Streamable HTTP (feature `http`): the 2026-07-28 stateless transport on one endpoint
+//! (`decisions.md`, "Streamable HTTP").
+//!
+//! [`McpService`] is a `tower::Service` over `http::Request`, to mount in an existing hyper
+//! or axum application under any path; [`serve_http`] serves it on a listener with hyper
+//! (HTTP/1.1 keep-alive and HTTP/2 without TLS, whichever the client speaks).
+//!
+//! Each modern POST is one message, read with the codec in place from the body's bytes and
+//! served by [`Stateless`]:
+//! - an answer that is ready before anything else is sent goes out as `application/json`;
+//! - a request whose work sends a notification first (progress, a log record) gets an SSE
+//!   stream (`X-Accel-Buffering: no`, keep-alive comments every 15 s) that carries its
+//!   notifications and then its answer;
+//! - the client closing the response stream cancels the request: its work is dropped and
+//!   nothing more is written;
+//! - a notification gets `202` and no body.
+//!
+//! Checked before the body is served: the path (`404`), the method (`405`, `Allow: POST`),
+//! `Origin` (present: loopback or an allowed origin, else `403`), `Host` (loopback names
+//! only when bound to loopback, else `403`), the body's size (`413`), the routing headers
+//! against the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`: `400` with `-32020`).
+//!
+//! Not served yet (the issue goes on): legacy sessions (`initialize` gets `400`), `Mcp-Param-*`
+//! headers, authorization.
+
+use crate::ctx::{JobId, Notify};
+use crate::jobs::JobEnd;
+use crate::serve::Shutdown;
+use crate::server::Server;
+use crate::stateless::{Pending, Stateless};
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use janus_codec::encode;
+use janus_codec::{Parsed, Parser};
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The default endpoint path.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// The default largest request body.
+pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+/// How often an open SSE stream gets a keep-alive comment.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The header-mismatch code of 2026-07-28 (`-32020`).
+pub const HEADER_MISMATCH: i32 = -32020;
+
+/// Settings of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint's path.
+    pub path: String,
+    /// The largest request body, in bytes.
+    pub max_body: usize,
+    /// Origins allowed besides loopback ones (`https://app.example`), compared exactly.
+    pub allow_origins: Vec<String>,
+    /// Serve only requests whose `Host` is a loopback name (set when bound to loopback, against
+    /// DNS rebinding).
+    pub loopback_hosts_only: bool,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            path: DEFAULT_PATH.to_owned(),
+            max_body: DEFAULT_MAX_BODY,
+            allow_origins: Vec::new(),
+            loopback_hosts_only: true,
+        }
+    }
+}
+
+/// The MCP endpoint as a `tower::Service` over `http::Request`.
+#[derive(Debug, Clone)]
+pub struct McpService {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    stateless: Stateless,
+    config: HttpConfig,
+}
+
+impl McpService {
+    /// Serves `server`'s tools with `config`.
+    #[must_use]
+    pub fn new(server: Arc<Server>, config: HttpConfig) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                stateless: Stateless::new(server),
+                config,
+            }),
+        }
+    }
+}
+
+/// The body of an answer: whole, or an SSE stream.
+pub struct McpBody {
+    kind: BodyKind,
+}
+
+enum BodyKind {
+    Full(Option<Bytes>),
+    Stream {
+        events: mpsc::Receiver<Bytes>,
+        keep_alive: tokio::time::Interval,
+        /// Stops the request's work when the stream is dropped (the client went away).
+        _work: AbortOnDrop,
+    },
+}
+
+impl std::fmt::Debug for McpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            BodyKind::Full(_) => "full",
+            BodyKind::Stream { .. } => "stream",
+        };
+        f.debug_struct("McpBody").field("kind", &kind).finish()
+    }
+}
+
+impl McpBody {
+    fn full(bytes: impl Into<Bytes>) -> Self {
+        Self {
+            kind: BodyKind::Full(Some(bytes.into())),
+        }
+    }
+
+    fn empty() -> Self {
+        Self {
+            kind: BodyKind::Full(None),
+        }
+    }
+}
+
+impl Body for McpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            BodyKind::Stream {
+                events, keep_alive, ..
+            } => {
+                if let Poll::Ready(event) = events.poll_recv(cx) {
+                    return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
+                }
+                if keep_alive.poll_tick(cx).is_ready() {
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                        b": keep-alive\n\n",
+                    )))));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.kind, BodyKind::Full(None))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match &self.kind {
+            // A whole answer goes out with its Content-Length.
+            BodyKind::Full(b) => {
+                http_body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            BodyKind::Stream { .. } => http_body::SizeHint::default(),
+        }
+    }
+}
+
+/// Aborts tasks when dropped.
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { Ok(inner.handle(req).await) })
+    }
+}
+
+/// A JSON-RPC error body with id `null`, and its status.
+fn refuse(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
+    let mut out = BytesMut::new();
+    encode::write_error(&mut out, None, code, message, None);
+    json_response(status, out)
+}
+
+fn json_response(status: StatusCode, mut line: BytesMut) -> Response<McpBody> {
+    if line.last() == Some(&b'\n') {
+        line.truncate(line.len() - 1);
+    }
+    let mut r = Response::new(McpBody::full(line.freeze()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn empty(status: StatusCode) -> Response<McpBody> {
+    let mut r = Response::new(McpBody::empty());
+    *r.status_mut() = status;
+    r
+}
+
+/// The HTTP status of an answer line: its error's, by the 2026-07-28 table.
+fn status_of(line: &[u8]) -> StatusCode {
+    let code = Parser::new()
+        .parse_single(line.strip_suffix(b"\n").unwrap_or(line))
+        .ok()
+        .and_then(|m| m.error())
+        .and_then(|e| e.get("code"))
+        .and_then(|c| c.as_str().parse::<i32>().ok());
+    match code {
+        Some(janus_codec::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            janus_codec::UNSUPPORTED_PROTOCOL_VERSION
+            | janus_codec::MISSING_CLIENT_CAPABILITY
+            | HEADER_MISMATCH
+            | janus_codec::INVALID_REQUEST
+            | janus_codec::PARSE_ERROR,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// True for `localhost`, `127.x.y.z`, `[::1]` and their ports.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, p)| {
+            if p.bytes().all(|b| b.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        }),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The one value of header `name`: `Err` when it is there more than once or is not text.
+fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(());
+    }
+    first.map(|v| v.to_str().map_err(|_| ())).transpose()
+}
+
+/// Checks the routing headers against the body (`streamable-http.mdx`): `None` when they
+/// agree, else the reason for a `-32020`.
+fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Option<String> {
+    let get = |name: &str| {
+        one_header(headers, name)
+            .map_err(|()| format!("{name} is given more than once, or is not text"))
+    };
+    let version = msg.envelope().protocol_version.and_then(|v| v.as_string());
+    match get("mcp-protocol-version") {
+        Err(e) => return Some(e),
+        Ok(None) => return Some("the MCP-Protocol-Version header is missing".into()),
+        Ok(Some(h)) if Some(h) != version.as_deref() => {
+            return Some(
+                "the MCP-Protocol-Version header differs from the body's protocolVersion".into(),
+            );
+        }
+        Ok(Some(_)) => {}
+    }
+    match get("mcp-method") {
+        Err(e) => return Some(e),
+        Ok(None) => return Some("the Mcp-Method header is missing".into()),
+        Ok(Some(m)) if m != msg.method() => {
+            return Some("the Mcp-Method header differs from the body's method".into());
+        }
+        Ok(Some(_)) => {}
+    }
+    let named = match msg.method() {
+        "tools/call" | "prompts/get" => msg.param("name"),
+        "resources/read" => msg.param("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => msg.param("taskId"),
+        _ => None,
+    };
+    let name = named.and_then(|n| n.as_string());
+    match (get("mcp-name"), name) {
+        (Err(e), _) => Some(e),
+        (Ok(None), Some(_)) => Some("the Mcp-Name header is missing".into()),
+        (Ok(Some(h)), Some(n)) if h != n => {
+            Some("the Mcp-Name header differs from the body".into())
+        }
+        _ => None,
+    }
+}
+
+/// The driver's [`Notify`] for one request: its notifications, as SSE events.
+struct Events(mpsc::Sender<Bytes>);
+
+impl Notify for Events {
+    fn notify(&self, _: JobId, line: Bytes) {
+        // A full stream (a client that reads too slowly) drops progress and logs.
+        let _ = self.0.try_send(sse_event(&line));
+    }
+}
+
+/// `event: message` with the line as its data.
+fn sse_event(line: &[u8]) -> Bytes {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let mut e = BytesMut::with_capacity(line.len() + 24);
+    e.extend_from_slice(b"event: message\ndata: ");
+    e.extend_from_slice(line);
+    e.extend_from_slice(b"\n\n");
+    e.freeze()
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl Inner {
+    async fn handle<B>(&self, req: Request<B>) -> Response<McpBody>
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if req.uri().path() != self.config.path {
+            return empty(StatusCode::NOT_FOUND);
+        }
+        if let Some(r) = self.check_origin_and_host(req.headers()) {
+            return r;
+        }
+        if req.method() != Method::POST {
+            let mut r = refuse(
+                StatusCode::METHOD_NOT_ALLOWED,
+                janus_codec::INVALID_REQUEST,
+                "Method not allowed: this endpoint takes POST",
+            );
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return r;
+        }
+        let (parts, body) = req.into_parts();
+        let too_big = || {
+            refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                janus_codec::INVALID_REQUEST,
+                "Request body too large",
+            )
+        };
+        let declared = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|n| n > self.config.max_body) {
+            return too_big();
+        }
+        let body = match http_body_util::Limited::new(body, self.config.max_body)
+            .collect()
+            .await
+        {
+            Ok(b) => b.to_bytes(),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_big(),
+            Err(_) => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::INVALID_REQUEST,
+                    "The request body could not be read",
+                );
+            }
+        };
+        self.serve_body(&parts.headers, &body).await
+    }
+
+    fn check_origin_and_host(&self, headers: &HeaderMap) -> Option<Response<McpBody>> {
+        let forbidden = |why: &str| {
+            Some(refuse(
+                StatusCode::FORBIDDEN,
+                janus_codec::INVALID_REQUEST,
+                why,
+            ))
+        };
+        match one_header(headers, "origin") {
+            Err(()) => return forbidden("Forbidden: a bad Origin header"),
+            Ok(Some(origin)) => {
+                let host = origin.split_once("://").map_or(origin, |(_, h)| h);
+                let allowed =
+                    is_loopback_host(host) || self.config.allow_origins.iter().any(|o| o == origin);
+                if !allowed {
+                    return forbidden("Forbidden: this Origin is not allowed");
+                }
+            }
+            Ok(None) => {}
+        }
+        if self.config.loopback_hosts_only {
+            match one_header(headers, "host") {
+                Ok(Some(host)) if is_loopback_host(host) => {}
+                // NB. HTTP/2 carries the host in `:authority`, which hyper does not show as a
+                // header: no Host header is served.
+                Ok(None) => {}
+                _ => return forbidden("Forbidden: this server answers loopback host names only"),
+            }
+        }
+        None
+    }
+
+    async fn serve_body(&self, headers: &HeaderMap, body: &[u8]) -> Response<McpBody> {
+        let read = Parser::new().parse(body);
+        let msg = match &read {
+            Err(_) => None,
+            Ok(Parsed::Batch(_)) => None,
+            Ok(Parsed::Single(m)) => Some(m),
+        };
+        if let Some(m) = msg {
+            if !m.is_request() {
+                return match m.kind() {
+                    janus_codec::MessageKind::Notification => empty(StatusCode::ACCEPTED),
+                    _ => refuse(
+                        StatusCode::BAD_REQUEST,
+                        janus_codec::INVALID_REQUEST,
+                        "A 2026-07-28 endpoint takes requests and notifications, not responses",
+                    ),
+                };
+            }
+            if m.method() == "initialize" {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::UNSUPPORTED_PROTOCOL_VERSION,
+                    "Legacy sessions (initialize) are not served on this endpoint yet; use 2026-07-28",
+                );
+            }
+            if !m.envelope().is_modern() {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::INVALID_PARAMS,
+                    "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"] (and no Mcp-Session-Id)",
+                );
+            }
+            if let Some(reason) = header_mismatch(headers, m) {
+                let mut out = BytesMut::new();
+                encode::write_error(&mut out, m.id(), HEADER_MISMATCH, &reason, None);
+                return json_response(StatusCode::BAD_REQUEST, out);
+            }
+        }
+        let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
+        let notify: Arc<dyn Notify> = Arc::new(Events(tx.clone()));
+        let mut out = BytesMut::new();
+        let pending = self.stateless.handle(read, now_ms(), &notify, &mut out);
+        drop(notify);
+        match pending {
+            None if out.is_empty() => empty(StatusCode::ACCEPTED),
+            None => {
+                let status = status_of(&out);
+                json_response(status, out)
+            }
+            Some(p) if p.is_background() => {
+                run_detached(p);
+                json_response(StatusCode::OK, out)
+            }
+            Some(p) => answer_later(p, tx, rx).await,
+        }
+    }
+}
+
+/// Runs a task's work to its end, apart from any request.
+fn run_detached(mut p: Pending) {
+    let Some(work) = p.take_work() else { return };
+    let work = tokio::spawn(work);
+    tokio::spawn(async move {
+        let end = match work.await {
+            Ok(r) => JobEnd::Finished(r),
+            Err(_) => JobEnd::Panicked,
+        };
+        p.finish(end, &mut BytesMut::new());
+    });
+}
+
+/// Runs a request's work: a JSON answer when it ends before anything else is sent, an SSE
+/// stream when a notification comes first.
+async fn answer_later(
+    mut p: Pending,
+    notes: mpsc::Sender<Bytes>,
+    mut events: mpsc::Receiver<Bytes>,
+) -> Response<McpBody> {
+    let Some(work) = p.take_work() else {
+        return empty(StatusCode::INTERNAL_SERVER_ERROR);
+    };
+    // The request's own sender goes: the stream ends once the work's are gone too.
+    drop(notes);
+    let work = tokio::spawn(work);
+    let mut guard = AbortOnDrop(vec![work.abort_handle()]);
+    let (done_tx, mut done_rx) = mpsc::channel::<BytesMut>(1);
+    let finisher = tokio::spawn(async move {
+        let end = match work.await {
+            Ok(r) => JobEnd::Finished(r),
+            Err(e) if e.is_panic() => JobEnd::Panicked,
+            Err(_) => return,
+        };
+        let mut out = BytesMut::new();
+        p.finish(end, &mut out);
+        let _ = done_tx.send(out).await;
+    });
+    guard.0.push(finisher.abort_handle());
+    tokio::select! {
+        biased;
+        Some(first) = events.recv() => {
+            let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
+            let _ = tx.try_send(first);
+            let forward = tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        biased;
+                        Some(e) = events.recv() => {
+                            if tx.send(e).await.is_err() {
+                                return;
+                            }
+                        }
+                        Some(answer) = done_rx.recv() => {
+                            // Notifications sent before the work ended go before its answer.
+                            while let Ok(e) = events.try_recv() {
+                                if tx.send(e).await.is_err() {
+                                    return;
+                                }
+                            }
+                            let _ = tx.send(sse_event(&answer)).await;
+                            return;
+                        }
+                        else => return,
+                    }
+                }
+            });
+            guard.0.push(forward.abort_handle());
+            sse_response(rx, guard)
+        }
+        Some(line) = done_rx.recv() => {
+            json_response(status_of(&line), line)
+        }
+        else => empty(StatusCode::INTERNAL_SERVER_ERROR),
+    }
+}
+
+fn sse_response(events: mpsc::Receiver<Bytes>, work: AbortOnDrop) -> Response<McpBody> {
+    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
+    keep_alive.reset();
+    let mut r = Response::new(McpBody {
+        kind: BodyKind::Stream {
+            events,
+            keep_alive,
+            _work: work,
+        },
+    });
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+/// Serves the endpoint on `listener` until `shutdown`: then it accepts no more, and the
+/// connections finish their requests (for at most `drain`).
+///
+/// # Errors
+///
+/// An accept error that is not about one connection.
+pub async fn serve_http(
+    service: McpService,
+    listener: tokio::net::TcpListener,
+    shutdown: &Shutdown,
+    drain: Duration,
+) -> io::Result<()> {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let builder =
+        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    loop {
+        let (stream, peer): (tokio::net::TcpStream, SocketAddr) = tokio::select! {
+            a = listener.accept() => match a {
+                Ok(x) => x,
+                Err(e) if matches!(e.kind(), io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock) => continue,
+                Err(e) => return Err(e),
+            },
+            () = shutdown.triggered() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let io = hyper_util::rt::TokioIo::new(stream);
+        let svc = hyper_util::service::TowerToHyperService::new(service.clone());
+        let conn = builder.serve_connection(io, svc).into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
+            }
+        });
+    }
+    let _ = tokio::time::timeout(drain, graceful.shutdown()).await;
+    Ok(())
+}
