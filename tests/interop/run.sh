@@ -7,6 +7,7 @@
 #       and legacy (initialize handshake).
 #   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake; then its experimental tasks
 #       client against Janus's 2025-11-25 tasks (tasks_v1.py).
+#   http: mcp==2.3.0 over streamable HTTP (`janus serve --http`), modes 2026-07-28 and auto.
 #
 # Each lane has its own virtual environment under target/interop/, made here and reused while it
 # still holds the pinned version. The server is target/release/janus (built here), or $JANUS_BIN.
@@ -78,11 +79,12 @@ failed=0
 for l in "${lanes[@]}"; do
   case $l in
     v2) lane py-v2 "$MCP_V2" client_v2.py || failed=1 ;;
+    http) lane py-v2 "$MCP_V2" http_v2.py || failed=1 ;;
     v1)
       lane py-v1 "$MCP_V1" client_v1.py || failed=1
       lane py-v1 "$MCP_V1" tasks_v1.py || failed=1
       ;;
-    *) fail "unknown lane $l (v2 or v1)" ;;
+    *) fail "unknown lane $l (v2, v1 or http)" ;;
   esac
 done
 exit "$failed"

@@ -1,0 +1,107 @@
+"""python-sdk v2 (`mcp` 2.x) as a client of `janus serve --http` (streamable HTTP).
+
+Modes of `mcp.Client` over a URL: pinned to 2026-07-28 (no negotiation traffic) and the
+default `auto` (a `server/discover` probe). Each lists tools, calls echo (small and 1 MiB),
+add (structuredContent), fail (isError) and an unknown tool (a JSON-RPC error), and sleep with
+a progress callback (an SSE answer). The server is started here on a free loopback port and
+stopped by its pid with SIGTERM, which must drain and exit 0. One result line per mode; exit
+status 1 on any failure. (Legacy sessions over HTTP are not served yet.)
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from importlib.metadata import version
+
+import anyio
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+TIMEOUT = 30
+
+
+def check(ok, what):
+    if not ok:
+        raise AssertionError(what)
+
+
+def start():
+    env = dict(os.environ, JANUS_LOG="info")
+    p = subprocess.Popen(
+        [os.environ["JANUS_BIN"], "serve", "--http", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    for _ in range(50):
+        line = p.stderr.readline()
+        if not line:
+            break
+        if "listening (HTTP)" in line and "addr=" in line:
+            addr = line.split("addr=")[1].split()[0]
+            return p, f"http://{addr}/mcp"
+    p.kill()
+    raise RuntimeError("janus serve --http did not say where it listens")
+
+
+async def exercise(url, mode):
+    progress = []
+
+    async def on_progress(done, total, message):
+        progress.append(done)
+
+    with anyio.fail_after(TIMEOUT):
+        async with Client(url, mode=mode, read_timeout_seconds=TIMEOUT) as c:
+            check(c.protocol_version == "2026-07-28", f"negotiated {c.protocol_version}")
+            names = {t.name for t in (await c.list_tools()).tools}
+            check({"echo", "add", "fail", "sleep"} <= names, f"tools {names}")
+            r = await c.call_tool("echo", {"text": "hi"})
+            check(r.content[0].text == "hi", "echo")
+            big = "x" * (1 << 20)
+            r = await c.call_tool("echo", {"text": big})
+            check(r.content[0].text == big, "1 MiB echo")
+            r = await c.call_tool("add", {"a": 2, "b": 40})
+            check(r.structured_content == {"sum": 42}, f"add: {r.structured_content}")
+            r = await c.call_tool("fail", {})
+            check(r.is_error, "fail is isError")
+            try:
+                await c.call_tool("no-such-tool", {})
+                check(False, "an unknown tool answered")
+            except MCPError as e:
+                check(e.error.code == -32602, f"unknown tool: {e.error.code}")
+            r = await c.call_tool("sleep", {"ms": 250}, progress_callback=on_progress)
+            check(r.content[0].text == "slept 250 ms", "sleep")
+            check(progress == [100, 200], f"progress {progress}")
+
+
+def main():
+    print(f"interop http: mcp {version('mcp')}")
+    failed = False
+    proc, url = start()
+    try:
+        for mode in ["2026-07-28", "auto"]:
+            try:
+                anyio.run(exercise, url, mode)
+                print(f"PASS http {mode}")
+            except Exception:
+                failed = True
+                print(f"FAIL http {mode}")
+                traceback.print_exc()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = "timeout"
+        if code != 0:
+            failed = True
+            print(f"FAIL janus serve --http exited {code} after SIGTERM")
+    sys.exit(1 if failed else 0)
+
+
+main()
