@@ -43,6 +43,16 @@ enum Command {
         /// An Origin allowed besides loopback ones (repeat for more).
         #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
         allow_origins: Vec<String>,
+        /// The prefix of legacy HTTP session ids, for a balancer that routes by it (default:
+        /// random).
+        #[arg(long, requires = "http")]
+        node_id: Option<String>,
+        /// The most legacy HTTP sessions at once (more: 503).
+        #[arg(long, default_value_t = janus_server_core::http::DEFAULT_MAX_SESSIONS, requires = "http")]
+        max_sessions: usize,
+        /// Seconds a legacy HTTP session may stay idle before it expires.
+        #[arg(long, default_value_t = 1800, requires = "http")]
+        session_idle_secs: u64,
         /// The longest line accepted, in bytes.
         #[arg(long, default_value_t = janus_codec::DEFAULT_MAX_FRAME_LEN)]
         max_frame_len: usize,
@@ -97,6 +107,9 @@ fn main() -> ExitCode {
             path,
             max_body,
             allow_origins,
+            node_id,
+            max_sessions,
+            session_idle_secs,
             max_frame_len,
             max_in_flight,
             max_queued_bytes,
@@ -117,6 +130,9 @@ fn main() -> ExitCode {
                         max_body,
                         allow_origins,
                         loopback_hosts_only: addr.ip().is_loopback(),
+                        node_id,
+                        max_sessions,
+                        session_idle: std::time::Duration::from_secs(session_idle_secs),
                     },
                 )
             });

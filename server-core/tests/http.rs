@@ -181,9 +181,12 @@ async fn methods_paths_notifications_and_bad_bodies_get_their_status() {
     )
     .await;
     for m in ["GET", "DELETE"] {
-        let r = request(addr, m, "/mcp", &[("mcp-session-id", "x")], "").await;
+        let r = request(addr, m, "/mcp", &[], "").await;
         assert_eq!(r.status, 405, "{m}");
         assert_eq!(r.header("allow"), Some("POST"));
+        // A session id that names no session: 404, as for every legacy request.
+        let r = request(addr, m, "/mcp", &[("mcp-session-id", "x")], "").await;
+        assert_eq!(r.status, 404, "{m}");
     }
     assert_eq!(request(addr, "POST", "/other", &[], "{}").await.status, 404);
     let r = request(
@@ -398,4 +401,143 @@ async fn a_client_that_closes_its_stream_cancels_the_request() {
     })
     .await
     .expect("the work is dropped once the client closes its stream");
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[tokio::test]
+async fn initialize_mints_a_legacy_session_that_later_requests_name() {
+    let config = HttpConfig {
+        node_id: Some("node7".into()),
+        ..HttpConfig::default()
+    };
+    let (addr, _stop) = start(demo::server(), config).await;
+    let r = request(addr, "POST", "/mcp", &[], INIT).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["protocolVersion"], "2025-03-26");
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let (node, bits) = sid.split_once('.').unwrap();
+    assert_eq!(node, "node7");
+    assert!(bits.len() >= 22, "at least 128 random bits: {sid}");
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    // Without the session: 400; with an unknown one: 404.
+    assert_eq!(request(addr, "POST", "/mcp", &[], list).await.status, 400);
+    assert_eq!(
+        request(
+            addr,
+            "POST",
+            "/mcp",
+            &[("mcp-session-id", "node7.nope")],
+            list
+        )
+        .await
+        .status,
+        404
+    );
+    let s = [("mcp-session-id", sid.as_str())];
+    let r = request(addr, "POST", "/mcp", &s, list).await;
+    assert_eq!(r.status, 200);
+    assert!(r.json()["result"]["tools"].is_array());
+    // The negotiated revision's version header: garbage is 400, absent means 2025-03-26.
+    let bad = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "1999-01-01"),
+    ];
+    assert_eq!(request(addr, "POST", "/mcp", &bad, list).await.status, 400);
+    // A batch on a 2025-03-26 session, a notification and a client's response: 200 / 202 / 202.
+    let batch = r#"[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}}]"#;
+    let r = request(addr, "POST", "/mcp", &s, batch).await;
+    assert_eq!(r.json().as_array().map(Vec::len), Some(2), "{}", r.json());
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(request(addr, "POST", "/mcp", &s, note).await.status, 202);
+    assert_eq!(
+        request(
+            addr,
+            "POST",
+            "/mcp",
+            &s,
+            r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#
+        )
+        .await
+        .status,
+        202
+    );
+    // DELETE ends it.
+    assert_eq!(request(addr, "DELETE", "/mcp", &s, "").await.status, 204);
+    assert_eq!(request(addr, "POST", "/mcp", &s, list).await.status, 404);
+    assert_eq!(request(addr, "DELETE", "/mcp", &s, "").await.status, 404);
+}
+
+#[tokio::test]
+async fn a_legacy_request_in_flight_is_cancelled_by_a_notification_not_by_its_stream() {
+    let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
+    let r = request(addr, "POST", "/mcp", &[], INIT).await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let s = [("mcp-session-id", sid.as_str())];
+    let long = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":600000}}}"#;
+    let sid2 = sid.clone();
+    let waiting = tokio::spawn(async move {
+        request(
+            addr,
+            "POST",
+            "/mcp",
+            &[("mcp-session-id", sid2.as_str())],
+            long,
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+    assert_eq!(request(addr, "POST", "/mcp", &s, cancel).await.status, 202);
+    // The POST that waited ends, with nothing for the cancelled request.
+    let r = timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the waiting POST ends")
+        .unwrap();
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+}
+
+#[tokio::test]
+async fn sessions_are_capped_expire_when_idle_and_have_one_get_stream() {
+    let config = HttpConfig {
+        max_sessions: 2,
+        session_idle: Duration::from_millis(300),
+        ..HttpConfig::default()
+    };
+    let (addr, _stop) = start(demo::server(), config).await;
+    let a = request(addr, "POST", "/mcp", &[], INIT).await;
+    let b = request(addr, "POST", "/mcp", &[], INIT).await;
+    assert_eq!((a.status, b.status), (200, 200));
+    let full = request(addr, "POST", "/mcp", &[], INIT).await;
+    assert_eq!(full.status, 503);
+    // One GET stream per session: a second one is 409 while the first is open.
+    let sid = a.header("mcp-session-id").unwrap().to_owned();
+    let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let get = format!("GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {sid}\r\n\r\n");
+    first.write_all(get.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 1024];
+    let n = timeout(Duration::from_secs(5), first.read(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).contains("text/event-stream"));
+    let second = request(addr, "GET", "/mcp", &[("mcp-session-id", sid.as_str())], "").await;
+    assert_eq!(second.status, 409);
+    drop(first);
+    // Idle sessions expire: room again.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(request(addr, "POST", "/mcp", &[], INIT).await.status, 200);
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    assert_eq!(
+        request(
+            addr,
+            "POST",
+            "/mcp",
+            &[("mcp-session-id", sid.as_str())],
+            list
+        )
+        .await
+        .status,
+        404
+    );
 }

@@ -1,11 +1,11 @@
 """python-sdk v2 (`mcp` 2.x) as a client of `janus serve --http` (streamable HTTP).
 
-Modes of `mcp.Client` over a URL: pinned to 2026-07-28 (no negotiation traffic) and the
-default `auto` (a `server/discover` probe). Each lists tools, calls echo (small and 1 MiB),
+Modes of `mcp.Client` over a URL: pinned to 2026-07-28 (no negotiation traffic), the default
+`auto` (a `server/discover` probe), and `legacy` (an `initialize` session, `Mcp-Session-Id`). Each lists tools, calls echo (small and 1 MiB),
 add (structuredContent), fail (isError) and an unknown tool (a JSON-RPC error), and sleep with
 a progress callback (an SSE answer). The server is started here on a free loopback port and
 stopped by its pid with SIGTERM, which must drain and exit 0. One result line per mode; exit
-status 1 on any failure. (Legacy sessions over HTTP are not served yet.)
+status 1 on any failure.
 """
 
 import os
@@ -56,7 +56,8 @@ async def exercise(url, mode):
 
     with anyio.fail_after(TIMEOUT):
         async with Client(url, mode=mode, read_timeout_seconds=TIMEOUT) as c:
-            check(c.protocol_version == "2026-07-28", f"negotiated {c.protocol_version}")
+            want = "2025-11-25" if mode == "legacy" else "2026-07-28"
+            check(c.protocol_version == want, f"negotiated {c.protocol_version}")
             names = {t.name for t in (await c.list_tools()).tools}
             check({"echo", "add", "fail", "sleep"} <= names, f"tools {names}")
             r = await c.call_tool("echo", {"text": "hi"})
@@ -75,7 +76,7 @@ async def exercise(url, mode):
                 check(e.error.code == -32602, f"unknown tool: {e.error.code}")
             r = await c.call_tool("sleep", {"ms": 250}, progress_callback=on_progress)
             check(r.content[0].text == "slept 250 ms", "sleep")
-            check(progress == [100, 200], f"progress {progress}")
+            check([int(p) for p in progress] == [100, 200], f"progress {progress}")
 
 
 def main():
@@ -83,7 +84,7 @@ def main():
     failed = False
     proc, url = start()
     try:
-        for mode in ["2026-07-28", "auto"]:
+        for mode in ["2026-07-28", "auto", "legacy"]:
             try:
                 anyio.run(exercise, url, mode)
                 print(f"PASS http {mode}")

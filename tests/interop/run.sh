@@ -7,7 +7,8 @@
 #       and legacy (initialize handshake).
 #   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake; then its experimental tasks
 #       client against Janus's 2025-11-25 tasks (tasks_v1.py).
-#   http: mcp==2.3.0 over streamable HTTP (`janus serve --http`), modes 2026-07-28 and auto.
+#   http: over streamable HTTP (`janus serve --http`): mcp==2.3.0 in the modes 2026-07-28, auto
+#         and legacy, and mcp==1.30.0's streamablehttp_client (a legacy session).
 #
 # Each lane has its own virtual environment under target/interop/, made here and reused while it
 # still holds the pinned version. The server is target/release/janus (built here), or $JANUS_BIN.
@@ -79,7 +80,10 @@ failed=0
 for l in "${lanes[@]}"; do
   case $l in
     v2) lane py-v2 "$MCP_V2" client_v2.py || failed=1 ;;
-    http) lane py-v2 "$MCP_V2" http_v2.py || failed=1 ;;
+    http)
+      lane py-v2 "$MCP_V2" http_v2.py || failed=1
+      lane py-v1 "$MCP_V1" http_v1.py || failed=1
+      ;;
     v1)
       lane py-v1 "$MCP_V1" client_v1.py || failed=1
       lane py-v1 "$MCP_V1" tasks_v1.py || failed=1

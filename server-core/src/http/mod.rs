@@ -1,5 +1,5 @@
-//! Streamable HTTP (feature `http`): the 2026-07-28 stateless transport on one endpoint
-//! (`decisions.md`, "Streamable HTTP").
+//! Streamable HTTP (feature `http`): the 2026-07-28 stateless transport and the legacy
+//! sessions on one endpoint (`decisions.md`, "Streamable HTTP").
 //!
 //! [`McpService`] is a `tower::Service` over `http::Request`, to mount in an existing hyper
 //! or axum application under any path; [`serve_http`] serves it on a listener with hyper
@@ -20,17 +20,29 @@
 //! only when bound to loopback, else `403`), the body's size (`413`), the routing headers
 //! against the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`: `400` with `-32020`).
 //!
-//! Not served yet (the issue goes on): legacy sessions (`initialize` gets `400`), `Mcp-Param-*`
-//! headers, authorization.
+//! Legacy clients (2025-03-26 to 2025-11-25) get sessions on the same endpoint
+//! (`session`): `initialize` mints `Mcp-Session-Id` (`<node-id>.<128 random bits>`), later
+//! POSTs name it (`400` without, `404` for an unknown or expired one), `GET` opens its
+//! server-to-client stream (one at a time, else `409`), `DELETE` ends it; idle sessions expire
+//! (30 minutes by default) and past the cap (10,000) `initialize` gets `503`.
+//!
+//! Not served yet: `Mcp-Param-*` headers, authorization.
+
+mod body;
+mod session;
+
+pub use body::McpBody;
+pub use session::{DEFAULT_IDLE, DEFAULT_MAX_SESSIONS};
 
 use crate::ctx::{JobId, Notify};
 use crate::jobs::JobEnd;
 use crate::serve::Shutdown;
 use crate::server::Server;
 use crate::stateless::{Pending, Stateless};
+use body::{AbortOnDrop, empty, json_response, refuse, sse_event, sse_response, status_of};
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body::{Body, Frame};
+use http_body::Body;
 use http_body_util::BodyExt;
 use janus_codec::encode;
 use janus_codec::{Parsed, Parser};
@@ -65,6 +77,12 @@ pub struct HttpConfig {
     /// Serve only requests whose `Host` is a loopback name (set when bound to loopback, against
     /// DNS rebinding).
     pub loopback_hosts_only: bool,
+    /// The prefix of legacy session ids, for a balancer that routes by it (random when `None`).
+    pub node_id: Option<String>,
+    /// The most legacy sessions at once (more: `503`).
+    pub max_sessions: usize,
+    /// How long a legacy session may stay idle before it expires.
+    pub session_idle: Duration,
 }
 
 impl Default for HttpConfig {
@@ -74,6 +92,9 @@ impl Default for HttpConfig {
             max_body: DEFAULT_MAX_BODY,
             allow_origins: Vec::new(),
             loopback_hosts_only: true,
+            node_id: None,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle: DEFAULT_IDLE,
         }
     }
 }
@@ -87,6 +108,7 @@ pub struct McpService {
 #[derive(Debug)]
 struct Inner {
     stateless: Stateless,
+    sessions: session::Sessions,
     config: HttpConfig,
 }
 
@@ -94,102 +116,18 @@ impl McpService {
     /// Serves `server`'s tools with `config`.
     #[must_use]
     pub fn new(server: Arc<Server>, config: HttpConfig) -> Self {
+        let node = config.node_id.clone().unwrap_or_else(session::random_node);
         Self {
             inner: Arc::new(Inner {
-                stateless: Stateless::new(server),
+                stateless: Stateless::new(Arc::clone(&server)),
+                sessions: session::Sessions::new(
+                    server,
+                    node,
+                    config.max_sessions,
+                    config.session_idle,
+                ),
                 config,
             }),
-        }
-    }
-}
-
-/// The body of an answer: whole, or an SSE stream.
-pub struct McpBody {
-    kind: BodyKind,
-}
-
-enum BodyKind {
-    Full(Option<Bytes>),
-    Stream {
-        events: mpsc::Receiver<Bytes>,
-        keep_alive: tokio::time::Interval,
-        /// Stops the request's work when the stream is dropped (the client went away).
-        _work: AbortOnDrop,
-    },
-}
-
-impl std::fmt::Debug for McpBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self.kind {
-            BodyKind::Full(_) => "full",
-            BodyKind::Stream { .. } => "stream",
-        };
-        f.debug_struct("McpBody").field("kind", &kind).finish()
-    }
-}
-
-impl McpBody {
-    fn full(bytes: impl Into<Bytes>) -> Self {
-        Self {
-            kind: BodyKind::Full(Some(bytes.into())),
-        }
-    }
-
-    fn empty() -> Self {
-        Self {
-            kind: BodyKind::Full(None),
-        }
-    }
-}
-
-impl Body for McpBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.get_mut().kind {
-            BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            BodyKind::Stream {
-                events, keep_alive, ..
-            } => {
-                if let Poll::Ready(event) = events.poll_recv(cx) {
-                    return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
-                }
-                if keep_alive.poll_tick(cx).is_ready() {
-                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
-                        b": keep-alive\n\n",
-                    )))));
-                }
-                Poll::Pending
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self.kind, BodyKind::Full(None))
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        match &self.kind {
-            // A whole answer goes out with its Content-Length.
-            BodyKind::Full(b) => {
-                http_body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
-            }
-            BodyKind::Stream { .. } => http_body::SizeHint::default(),
-        }
-    }
-}
-
-/// Aborts tasks when dropped.
-struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        for h in &self.0 {
-            h.abort();
         }
     }
 }
@@ -211,53 +149,6 @@ where
     fn call(&mut self, req: Request<B>) -> Self::Future {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move { Ok(inner.handle(req).await) })
-    }
-}
-
-/// A JSON-RPC error body with id `null`, and its status.
-fn refuse(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
-    let mut out = BytesMut::new();
-    encode::write_error(&mut out, None, code, message, None);
-    json_response(status, out)
-}
-
-fn json_response(status: StatusCode, mut line: BytesMut) -> Response<McpBody> {
-    if line.last() == Some(&b'\n') {
-        line.truncate(line.len() - 1);
-    }
-    let mut r = Response::new(McpBody::full(line.freeze()));
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    r
-}
-
-fn empty(status: StatusCode) -> Response<McpBody> {
-    let mut r = Response::new(McpBody::empty());
-    *r.status_mut() = status;
-    r
-}
-
-/// The HTTP status of an answer line: its error's, by the 2026-07-28 table.
-fn status_of(line: &[u8]) -> StatusCode {
-    let code = Parser::new()
-        .parse_single(line.strip_suffix(b"\n").unwrap_or(line))
-        .ok()
-        .and_then(|m| m.error())
-        .and_then(|e| e.get("code"))
-        .and_then(|c| c.as_str().parse::<i32>().ok());
-    match code {
-        Some(janus_codec::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(
-            janus_codec::UNSUPPORTED_PROTOCOL_VERSION
-            | janus_codec::MISSING_CLIENT_CAPABILITY
-            | HEADER_MISMATCH
-            | janus_codec::INVALID_REQUEST
-            | janus_codec::PARSE_ERROR,
-        ) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
     }
 }
 
@@ -342,16 +233,6 @@ impl Notify for Events {
     }
 }
 
-/// `event: message` with the line as its data.
-fn sse_event(line: &[u8]) -> Bytes {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let mut e = BytesMut::with_capacity(line.len() + 24);
-    e.extend_from_slice(b"event: message\ndata: ");
-    e.extend_from_slice(line);
-    e.extend_from_slice(b"\n\n");
-    e.freeze()
-}
-
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -370,6 +251,15 @@ impl Inner {
         }
         if let Some(r) = self.check_origin_and_host(req.headers()) {
             return r;
+        }
+        let session_id = one_header(req.headers(), "mcp-session-id")
+            .ok()
+            .flatten()
+            .map(str::to_owned);
+        match (req.method(), &session_id) {
+            (&Method::GET, Some(id)) => return self.sessions.stream(id, now_ms()),
+            (&Method::DELETE, Some(id)) => return self.sessions.delete(id),
+            _ => {}
         }
         if req.method() != Method::POST {
             let mut r = refuse(
@@ -453,6 +343,17 @@ impl Inner {
             Ok(Parsed::Batch(_)) => None,
             Ok(Parsed::Single(m)) => Some(m),
         };
+        let initialize = msg.is_some_and(|m| m.is_request() && m.method() == "initialize");
+        let modern = msg.is_some_and(|m| m.is_request() && !initialize && m.envelope().is_modern());
+        // NB. A body that names a legacy session goes to it whatever it is (a batch, a cancel,
+        // a client's response); a modern request ignores `Mcp-Session-Id`.
+        if !modern
+            && !initialize
+            && let Ok(Some(id)) = one_header(headers, "mcp-session-id")
+        {
+            let version = one_header(headers, "mcp-protocol-version").ok().flatten();
+            return self.sessions.post(id, version, body, now_ms()).await;
+        }
         if let Some(m) = msg {
             if !m.is_request() {
                 return match m.kind() {
@@ -465,11 +366,7 @@ impl Inner {
                 };
             }
             if m.method() == "initialize" {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    janus_codec::UNSUPPORTED_PROTOCOL_VERSION,
-                    "Legacy sessions (initialize) are not served on this endpoint yet; use 2026-07-28",
-                );
+                return self.sessions.initialize(body, now_ms()).await;
             }
             if !m.envelope().is_modern() {
                 return refuse(
@@ -579,29 +476,6 @@ async fn answer_later(
         }
         else => empty(StatusCode::INTERNAL_SERVER_ERROR),
     }
-}
-
-fn sse_response(events: mpsc::Receiver<Bytes>, work: AbortOnDrop) -> Response<McpBody> {
-    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
-    keep_alive.reset();
-    let mut r = Response::new(McpBody {
-        kind: BodyKind::Stream {
-            events,
-            keep_alive,
-            _work: work,
-        },
-    });
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, no-transform"),
-    );
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    r
 }
 
 /// Serves the endpoint on `listener` until `shutdown`: then it accepts no more, and the

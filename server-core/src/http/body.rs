@@ -1,0 +1,184 @@
+//! Answers' bodies: a whole JSON answer, or an SSE stream of events that ends with the
+//! answer; and the statuses of the 2026-07-28 table.
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body::{Body, Frame};
+use janus_codec::{Parser, encode};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+
+use super::{HEADER_MISMATCH, KEEP_ALIVE};
+
+/// The body of an answer: whole, or an SSE stream.
+pub struct McpBody {
+    kind: BodyKind,
+}
+
+enum BodyKind {
+    Full(Option<Bytes>),
+    Stream {
+        events: mpsc::Receiver<Bytes>,
+        keep_alive: tokio::time::Interval,
+        /// Stops the request's work when the stream is dropped (the client went away).
+        _work: AbortOnDrop,
+    },
+}
+
+impl std::fmt::Debug for McpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            BodyKind::Full(_) => "full",
+            BodyKind::Stream { .. } => "stream",
+        };
+        f.debug_struct("McpBody").field("kind", &kind).finish()
+    }
+}
+
+impl McpBody {
+    pub(super) fn full(bytes: impl Into<Bytes>) -> Self {
+        Self {
+            kind: BodyKind::Full(Some(bytes.into())),
+        }
+    }
+
+    pub(super) fn empty() -> Self {
+        Self {
+            kind: BodyKind::Full(None),
+        }
+    }
+}
+
+impl Body for McpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.get_mut().kind {
+            BodyKind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            BodyKind::Stream {
+                events, keep_alive, ..
+            } => {
+                if let Poll::Ready(event) = events.poll_recv(cx) {
+                    return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
+                }
+                if keep_alive.poll_tick(cx).is_ready() {
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                        b": keep-alive\n\n",
+                    )))));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.kind, BodyKind::Full(None))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match &self.kind {
+            // A whole answer goes out with its Content-Length.
+            BodyKind::Full(b) => {
+                http_body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            BodyKind::Stream { .. } => http_body::SizeHint::default(),
+        }
+    }
+}
+
+/// Aborts tasks when dropped.
+pub(super) struct AbortOnDrop(pub(super) Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
+}
+
+/// A JSON-RPC error body with id `null`, and its status.
+pub(super) fn refuse(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
+    let mut out = BytesMut::new();
+    encode::write_error(&mut out, None, code, message, None);
+    json_response(status, out)
+}
+
+pub(super) fn json_response(status: StatusCode, mut line: BytesMut) -> Response<McpBody> {
+    if line.last() == Some(&b'\n') {
+        line.truncate(line.len() - 1);
+    }
+    let mut r = Response::new(McpBody::full(line.freeze()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+pub(super) fn empty(status: StatusCode) -> Response<McpBody> {
+    let mut r = Response::new(McpBody::empty());
+    *r.status_mut() = status;
+    r
+}
+
+/// The HTTP status of an answer line: its error's, by the 2026-07-28 table.
+pub(super) fn status_of(line: &[u8]) -> StatusCode {
+    let code = Parser::new()
+        .parse_single(line.strip_suffix(b"\n").unwrap_or(line))
+        .ok()
+        .and_then(|m| m.error())
+        .and_then(|e| e.get("code"))
+        .and_then(|c| c.as_str().parse::<i32>().ok());
+    match code {
+        Some(janus_codec::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            janus_codec::UNSUPPORTED_PROTOCOL_VERSION
+            | janus_codec::MISSING_CLIENT_CAPABILITY
+            | HEADER_MISMATCH
+            | janus_codec::INVALID_REQUEST
+            | janus_codec::PARSE_ERROR,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// `event: message` with the line as its data.
+pub(super) fn sse_event(line: &[u8]) -> Bytes {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let mut e = BytesMut::with_capacity(line.len() + 24);
+    e.extend_from_slice(b"event: message\ndata: ");
+    e.extend_from_slice(line);
+    e.extend_from_slice(b"\n\n");
+    e.freeze()
+}
+
+pub(super) fn sse_response(events: mpsc::Receiver<Bytes>, work: AbortOnDrop) -> Response<McpBody> {
+    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
+    keep_alive.reset();
+    let mut r = Response::new(McpBody {
+        kind: BodyKind::Stream {
+            events,
+            keep_alive,
+            _work: work,
+        },
+    });
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}

@@ -1,0 +1,455 @@
+//! Legacy streamable HTTP sessions (2025-03-26 to 2025-11-25): `initialize` mints a session,
+//! whose later POSTs, `GET` stream and `DELETE` name it with `Mcp-Session-Id`.
+//!
+//! A session is one legacy [`Connection`]. Its answers are routed by request id: each POST
+//! registers the ids it carries and gets, on its own response, the lines that answer them
+//! (JSON when they are ready at once or before anything else, SSE when a notification of its
+//! work comes first). Whatever answers no POST (a task's status notification) goes on the
+//! session's `GET` stream when one is open. Unlike 2026-07-28, a closed POST stream is not a
+//! cancel: the client sends `notifications/cancelled`.
+
+use super::body::{AbortOnDrop, McpBody, empty, json_response, refuse, sse_event, sse_response};
+use crate::connection::Connection;
+use crate::ctx::{JobId, Notify};
+use crate::jobs::{Action, JobEnd};
+use crate::server::Server;
+use crate::tools::ToolFuture;
+use base64::Engine as _;
+use bytes::{Bytes, BytesMut};
+use http::{HeaderValue, Response, StatusCode};
+use janus_codec::{IdBuf, Parsed, Parser, ProtocolVersion};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The default most sessions at once.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// The default idle time after which a session expires.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
+/// The most lines waiting on one stream.
+const STREAM_ROOM: usize = 1024;
+
+/// The legacy sessions of one endpoint.
+#[derive(Debug)]
+pub(super) struct Sessions {
+    server: Arc<Server>,
+    node: String,
+    max: usize,
+    idle: Duration,
+    map: Mutex<HashMap<String, Arc<Session>>>,
+}
+
+#[derive(Debug)]
+struct Session {
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    conn: Connection,
+    /// The POST streams waiting for answers, by request id.
+    waiting: HashMap<IdBuf, mpsc::Sender<Bytes>>,
+    /// Where each running job's notifications go: the POST that started it.
+    routes: HashMap<JobId, mpsc::Sender<Bytes>>,
+    handles: HashMap<JobId, tokio::task::AbortHandle>,
+    /// The session's server-to-client stream (`GET`).
+    stream: Option<mpsc::Sender<Bytes>>,
+    last_used_ms: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update under these locks is a few assignments: a poisoned lock is taken over.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The session's [`Notify`]: a job's notifications go to the POST that started it, else to
+/// the `GET` stream.
+struct Routed(Weak<Session>);
+
+impl Notify for Routed {
+    fn notify(&self, job: JobId, line: Bytes) {
+        let Some(session) = self.0.upgrade() else {
+            return;
+        };
+        let mut st = lock(&session.state);
+        let mut out = BytesMut::new();
+        st.conn.handle_note(job, &line, &mut out);
+        if out.is_empty() {
+            return;
+        }
+        let event = sse_event(&out);
+        let to = st.routes.get(&job).or(st.stream.as_ref());
+        if let Some(tx) = to {
+            let _ = tx.try_send(event);
+        }
+    }
+}
+
+/// A new session id: `<node>.<128 random bits, base64url>`, so a balancer can route by prefix.
+fn mint(node: &str) -> Option<String> {
+    let mut bits = [0u8; 16];
+    getrandom::fill(&mut bits).ok()?;
+    Some(format!(
+        "{node}.{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bits)
+    ))
+}
+
+/// A random node id, for a process given none.
+pub(super) fn random_node() -> String {
+    let mut bits = [0u8; 6];
+    let _ = getrandom::fill(&mut bits);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bits)
+}
+
+/// The ids of the requests in a body.
+fn request_ids(read: &Result<Parsed<'_>, janus_codec::Rejection<'_>>) -> Vec<IdBuf> {
+    match read {
+        Ok(Parsed::Single(m)) if m.is_request() => {
+            m.id().map(|id| id.to_owned()).into_iter().collect()
+        }
+        Ok(Parsed::Batch(b)) => b
+            .iter()
+            .filter_map(Result::ok)
+            .filter(janus_codec::Message::is_request)
+            .filter_map(|m| m.id().map(|id| id.to_owned()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The requests that the body's `notifications/cancelled` name.
+fn cancelled_ids(read: &Result<Parsed<'_>, janus_codec::Rejection<'_>>) -> Vec<IdBuf> {
+    let named = |m: &janus_codec::Message<'_>| {
+        (m.method() == "notifications/cancelled" && !m.is_request())
+            .then(|| m.param("requestId").and_then(janus_codec::Id::from_json))
+            .flatten()
+            .map(|id| id.to_owned())
+    };
+    match read {
+        Ok(Parsed::Single(m)) => named(m).into_iter().collect(),
+        Ok(Parsed::Batch(b)) => b
+            .iter()
+            .filter_map(Result::ok)
+            .filter_map(|m| named(&m))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The ids a line answers (every entry's, for a batch's line); none for a notification.
+fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    match Parser::new().parse(body) {
+        Ok(Parsed::Single(m)) => m.id().map(|id| id.to_owned()).into_iter().collect(),
+        Ok(Parsed::Batch(b)) => b
+            .iter()
+            .filter_map(Result::ok)
+            .filter_map(|m| m.id().map(|id| id.to_owned()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+impl State {
+    /// Routes what the connection wrote: each answer to the POST waiting for its id, the
+    /// rest to the `GET` stream (or nowhere). Returns the lines that answer `mine`.
+    fn route(&mut self, out: &[u8], mine: Option<&mpsc::Sender<Bytes>>) -> BytesMut {
+        let mut own = BytesMut::new();
+        for line in out.split_inclusive(|&b| b == b'\n') {
+            // NB. A batch's line answers every id in it: each stops waiting.
+            let mut to = None;
+            for id in answered_ids(line) {
+                if let Some(tx) = self.waiting.remove(&id) {
+                    to = Some(tx);
+                }
+            }
+            match to {
+                Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => {
+                    own.extend_from_slice(line)
+                }
+                Some(tx) => {
+                    let _ = tx.try_send(Bytes::copy_from_slice(line));
+                }
+                None => {
+                    if let Some(s) = &self.stream {
+                        let _ = s.try_send(sse_event(line));
+                    }
+                }
+            }
+        }
+        own
+    }
+}
+
+impl Sessions {
+    pub(super) fn new(server: Arc<Server>, node: String, max: usize, idle: Duration) -> Self {
+        Self {
+            server,
+            node,
+            max,
+            idle,
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, id: &str, now_ms: u64) -> Option<Arc<Session>> {
+        let mut map = lock(&self.map);
+        self.expire(&mut map, now_ms);
+        let s = map.get(id).cloned()?;
+        lock(&s.state).last_used_ms = now_ms;
+        Some(s)
+    }
+
+    fn expire(&self, map: &mut HashMap<String, Arc<Session>>, now_ms: u64) {
+        let idle = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
+        map.retain(|_, s| now_ms.saturating_sub(lock(&s.state).last_used_ms) < idle);
+    }
+
+    /// `initialize`: a new session, answered with its id.
+    pub(super) async fn initialize(&self, body: &[u8], now_ms: u64) -> Response<McpBody> {
+        let id = {
+            let mut map = lock(&self.map);
+            self.expire(&mut map, now_ms);
+            if map.len() >= self.max {
+                return refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    crate::LIMIT_REACHED,
+                    "Session limit reached: try again later",
+                );
+            }
+            let Some(id) = mint(&self.node) else {
+                return refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    janus_codec::INTERNAL_ERROR,
+                    "No session id could be made",
+                );
+            };
+            let session = Arc::new_cyclic(|weak: &Weak<Session>| {
+                let mut conn = Connection::new(Arc::clone(&self.server));
+                conn.set_notify(Arc::new(Routed(weak.clone())));
+                Session {
+                    state: Mutex::new(State {
+                        conn,
+                        waiting: HashMap::new(),
+                        routes: HashMap::new(),
+                        handles: HashMap::new(),
+                        stream: None,
+                        last_used_ms: now_ms,
+                    }),
+                }
+            });
+            map.insert(id.clone(), session);
+            id
+        };
+        let Some(session) = self.get(&id, now_ms) else {
+            return empty(StatusCode::NOT_FOUND);
+        };
+        let mut r = post(session, body, now_ms).await;
+        if r.status() == StatusCode::OK
+            && let Ok(v) = HeaderValue::from_str(&id)
+        {
+            r.headers_mut().insert("mcp-session-id", v);
+        } else {
+            lock(&self.map).remove(&id);
+        }
+        r
+    }
+
+    /// A POST naming session `id`.
+    pub(super) async fn post(
+        &self,
+        id: &str,
+        version: Option<&str>,
+        body: &[u8],
+        now_ms: u64,
+    ) -> Response<McpBody> {
+        let Some(session) = self.get(id, now_ms) else {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                janus_codec::INVALID_REQUEST,
+                "Session not found",
+            );
+        };
+        // NB. Absent means 2025-03-26; anything Janus does not speak is refused.
+        if version.is_some_and(|v| ProtocolVersion::from_wire(v).is_none_or(|v| !v.is_handshake()))
+        {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                janus_codec::INVALID_REQUEST,
+                "Unsupported MCP-Protocol-Version header",
+            );
+        }
+        post(session, body, now_ms).await
+    }
+
+    /// `GET`: the session's server-to-client stream, one at a time.
+    pub(super) fn stream(&self, id: &str, now_ms: u64) -> Response<McpBody> {
+        let Some(session) = self.get(id, now_ms) else {
+            return refuse(
+                StatusCode::NOT_FOUND,
+                janus_codec::INVALID_REQUEST,
+                "Session not found",
+            );
+        };
+        let mut st = lock(&session.state);
+        if st.stream.as_ref().is_some_and(|s| !s.is_closed()) {
+            return refuse(
+                StatusCode::CONFLICT,
+                janus_codec::INVALID_REQUEST,
+                "This session's stream is already open",
+            );
+        }
+        let (tx, rx) = mpsc::channel(STREAM_ROOM);
+        st.stream = Some(tx);
+        sse_response(rx, AbortOnDrop(Vec::new()))
+    }
+
+    /// `DELETE`: ends the session (its work is dropped).
+    pub(super) fn delete(&self, id: &str) -> Response<McpBody> {
+        match lock(&self.map).remove(id) {
+            Some(s) => {
+                for h in lock(&s.state).handles.values() {
+                    h.abort();
+                }
+                empty(StatusCode::NO_CONTENT)
+            }
+            None => refuse(
+                StatusCode::NOT_FOUND,
+                janus_codec::INVALID_REQUEST,
+                "Session not found",
+            ),
+        }
+    }
+}
+
+/// Serves one POST body on a session.
+async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBody> {
+    let read = Parser::new().parse(body);
+    let ids = request_ids(&read);
+    let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM);
+    let own = {
+        let mut st = lock(&session.state);
+        for id in &ids {
+            st.waiting.insert(id.clone(), tx.clone());
+        }
+        st.conn.handle_time(now_ms);
+        let mut out = BytesMut::new();
+        st.conn.handle_read(read, &mut out);
+        let own = st.route(&out, Some(&tx));
+        act(&session, &mut st, Some(&tx));
+        // NB. A cancelled request is never answered: its POST stops waiting for it.
+        for id in cancelled_ids(&read_again(body)) {
+            st.waiting.remove(&id);
+        }
+        own
+    };
+    let answered_now = {
+        let st = lock(&session.state);
+        !ids.iter().any(|id| st.waiting.contains_key(id))
+    };
+    if answered_now {
+        return if own.is_empty() {
+            empty(StatusCode::ACCEPTED)
+        } else {
+            json_response(StatusCode::OK, own)
+        };
+    }
+    drop(tx);
+    // The answer (or a notification first, which makes it a stream) comes from the work.
+    let Some(first) = rx.recv().await else {
+        // Every request of the POST was cancelled: nothing more comes for it.
+        return empty(StatusCode::ACCEPTED);
+    };
+    if !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
+        let mut line = BytesMut::from(&first[..]);
+        if !line.ends_with(b"\n") {
+            line.extend_from_slice(b"\n");
+        }
+        return json_response(StatusCode::OK, line);
+    }
+    let (stx, srx) = mpsc::channel(STREAM_ROOM);
+    let to_event = |b: Bytes| {
+        if b.starts_with(b"event:") {
+            b
+        } else {
+            sse_event(&b)
+        }
+    };
+    let _ = stx.try_send(to_event(first));
+    let session2 = Arc::clone(&session);
+    tokio::spawn(async move {
+        while let Some(b) = rx.recv().await {
+            if stx.send(to_event(b)).await.is_err() {
+                break;
+            }
+            if remaining(&session2, &ids) == 0 {
+                // Notifications that raced the last answer are dropped with the stream.
+                break;
+            }
+        }
+        // The POST's jobs still running send their notifications to the GET stream now.
+        let mut st = lock(&session2.state);
+        st.routes.retain(|_, tx| !tx.is_closed());
+    });
+    sse_response(srx, AbortOnDrop(Vec::new()))
+}
+
+/// The body parsed again, for what `handle_read` consumed (a cancel is a small frame).
+fn read_again(body: &[u8]) -> Result<Parsed<'_>, janus_codec::Rejection<'_>> {
+    Parser::new().parse(body)
+}
+
+/// How many of `ids` still wait for their answer.
+fn remaining(session: &Session, ids: &[IdBuf]) -> usize {
+    let st = lock(&session.state);
+    ids.iter().filter(|id| st.waiting.contains_key(*id)).count()
+}
+
+/// Carries out the connection's actions: spawns the work of each job (its notifications to
+/// `route`), aborts what it names.
+fn act(session: &Arc<Session>, st: &mut State, route: Option<&mpsc::Sender<Bytes>>) {
+    while let Some(action) = st.conn.poll_action() {
+        match action {
+            Action::Run { job, work } => {
+                if let Some(tx) = route {
+                    st.routes.insert(job, tx.clone());
+                }
+                let handle = spawn(Arc::downgrade(session), job, work);
+                st.handles.insert(job, handle);
+            }
+            Action::Abort(job) => {
+                st.routes.remove(&job);
+                if let Some(h) = st.handles.remove(&job) {
+                    h.abort();
+                }
+            }
+        }
+    }
+}
+
+/// Runs a job's work; its end goes back to the session.
+fn spawn(session: Weak<Session>, job: JobId, work: ToolFuture) -> tokio::task::AbortHandle {
+    let task = tokio::spawn(work);
+    let abort = task.abort_handle();
+    tokio::spawn(async move {
+        let end = match task.await {
+            Ok(r) => JobEnd::Finished(r),
+            Err(e) if e.is_panic() => JobEnd::Panicked,
+            Err(_) => return,
+        };
+        let Some(session) = session.upgrade() else {
+            return;
+        };
+        let mut st = lock(&session.state);
+        st.handles.remove(&job);
+        st.routes.remove(&job);
+        st.conn.handle_time(super::now_ms());
+        let mut out = BytesMut::new();
+        st.conn.handle_done(job, end, &mut out);
+        st.route(&out, None);
+        act(&session, &mut st, None);
+    });
+    abort
+}
