@@ -140,6 +140,17 @@ impl fmt::Debug for RawJson<'_> {
     }
 }
 
+impl<'buf> RawJson<'buf> {
+    /// The members of an object, in order, each key decoded (borrowed unless it has escapes);
+    /// empty for other values.
+    #[must_use]
+    pub fn members(self) -> Vec<(Cow<'buf, str>, Self)> {
+        let mut out = Vec::new();
+        for_each_member(self, |k, escaped, v| out.push((decode(k, escaped), v)));
+        out
+    }
+}
+
 /// Calls `f(raw key, key has escapes, value)` for each member of a validated object.
 pub(crate) fn for_each_member<'buf>(
     obj: RawJson<'buf>,
@@ -472,5 +483,24 @@ mod tests {
             [Some("3"), Some(r#"{"c":2}"#), None]
         );
         assert_eq!(RawJson::parse("[1]").unwrap().get_many(["a"]), [None]);
+    }
+
+    #[test]
+    fn members_come_in_order_with_their_keys_decoded() {
+        let v = RawJson::parse(r#"{"a":1,"b\u00e9":{"c":2},"a":[3]}"#).unwrap();
+        let m: Vec<(String, &str)> = v
+            .members()
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v.as_str()))
+            .collect();
+        assert_eq!(
+            m,
+            [
+                ("a".to_owned(), "1"),
+                ("b\u{e9}".to_owned(), r#"{"c":2}"#),
+                ("a".to_owned(), "[3]")
+            ]
+        );
+        assert!(RawJson::parse("[1,2]").unwrap().members().is_empty());
     }
 }

@@ -17,6 +17,8 @@ pub const DEFAULT_TTL_MS: u64 = 60_000;
 struct Entry {
     spec: ToolSpec,
     handler: Handler,
+    /// The arguments that travel in `Mcp-Param-*` headers too, from the spec.
+    param_headers: Vec<(String, String)>,
 }
 
 /// A configured server: build it with [`Server::builder`], share it with `Arc` between
@@ -132,12 +134,19 @@ impl ServerBuilder {
     }
 
     fn add(mut self, spec: ToolSpec, handler: Handler) -> Self {
-        if let Err(e) = spec.check() {
-            self.error.get_or_insert(e);
-            return self;
-        }
+        let param_headers = match spec.check().and_then(|()| spec.param_headers()) {
+            Ok(h) => h,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return self;
+            }
+        };
         self.tools.retain(|e| e.spec.name != spec.name);
-        self.tools.push(Entry { spec, handler });
+        self.tools.push(Entry {
+            spec,
+            handler,
+            param_headers,
+        });
         self
     }
 
@@ -255,6 +264,17 @@ impl Server {
             self.index.get(name).copied()
         };
         i.map(|i| (&self.tools[i].spec, &self.tools[i].handler))
+    }
+
+    /// The arguments of tool `name` that travel in `Mcp-Param-*` headers too.
+    #[must_use]
+    pub fn param_headers(&self, name: &str) -> &[(String, String)] {
+        let i = if self.tools.len() <= 8 {
+            self.tools.iter().position(|e| e.spec.name == name)
+        } else {
+            self.index.get(name).copied()
+        };
+        i.map_or(&[], |i| &self.tools[i].param_headers)
     }
 
     /// The page a `tools/list` cursor names in `shape` (`None`: the first page); `None`

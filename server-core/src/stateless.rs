@@ -101,6 +101,12 @@ impl Stateless {
         Self::with_tasks(server, Arc::default())
     }
 
+    /// The server it serves.
+    #[must_use]
+    pub const fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+
     /// Serves `server`'s tools over the task store `tasks`.
     #[must_use]
     pub const fn with_tasks(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {

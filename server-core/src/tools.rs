@@ -155,6 +155,34 @@ impl ToolSpec {
         }
     }
 
+    /// The arguments that travel in HTTP headers too (`"x-mcp-header": "Name"` on a property
+    /// of the input schema, 2026-07-28): `(argument, header name)` pairs.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] for a header name that is empty, not an HTTP token, or given twice (the
+    /// specification has clients leave such a tool out).
+    pub fn param_headers(&self) -> Result<Vec<(String, String)>, SpecError> {
+        let schema = RawJson::parse(self.input_schema.as_str()).ok();
+        let properties = schema.and_then(|s| s.get("properties"));
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (arg, prop) in properties.map(RawJson::members).unwrap_or_default() {
+            let Some(header) = prop.get("x-mcp-header") else {
+                continue;
+            };
+            let name = header.as_string().unwrap_or_default();
+            let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            if name.is_empty() || !name.bytes().all(token) {
+                return Err(self.error(format!("x-mcp-header of {arg} is not an HTTP header name")));
+            }
+            if out.iter().any(|(_, h)| h.eq_ignore_ascii_case(&name)) {
+                return Err(self.error(format!("x-mcp-header {name} is given twice")));
+            }
+            out.push((arg.into_owned(), name.into_owned()));
+        }
+        Ok(out)
+    }
+
     /// Checks what the specification requires of a tool description: a name, object schemas,
     /// an annotations object.
     ///
@@ -189,7 +217,7 @@ impl ToolSpec {
         {
             return Err(self.error("annotations must be a JSON object".into()));
         }
-        Ok(())
+        self.param_headers().map(|_| ())
     }
 }
 

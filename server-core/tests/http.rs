@@ -541,3 +541,87 @@ async fn sessions_are_capped_expire_when_idle_and_have_one_get_stream() {
         404
     );
 }
+
+#[tokio::test]
+async fn mcp_param_headers_must_stand_for_the_marked_arguments() {
+    fn region(
+        _: &Ctx<'_>,
+        args: Args<'_>,
+        out: &mut janus_server_core::tools::Output<'_>,
+    ) -> Result<(), RpcError> {
+        out.text(&args.str("region").unwrap_or_default());
+        Ok(())
+    }
+    let schema = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"free":{"type":"string"}}}"#;
+    let server = Server::builder("p", "1")
+        .tool(ToolSpec::new("region", "r", schema).unwrap(), region)
+        .build()
+        .unwrap();
+    let (addr, _stop) = start(server, HttpConfig::default()).await;
+    let body = |args: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"region","arguments":{args},{ENV}}}}}"#
+        )
+    };
+    let base = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "region"),
+    ];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut h: Vec<(&str, &str)> = base.to_vec();
+        h.extend_from_slice(extra);
+        h
+    };
+    let ok = [
+        (
+            r#"{"region":"eu-west","n":42,"free":"x"}"#,
+            with(&[("mcp-param-region", "eu-west"), ("mcp-param-n", "42")]),
+        ),
+        // Integers compare as numbers; a Base64 sentinel carries any text.
+        (
+            r#"{"region":" spaced é ","n":7}"#,
+            with(&[
+                ("mcp-param-region", "=?base64?IHNwYWNlZCDDqSA=?="),
+                ("mcp-param-n", "07"),
+            ]),
+        ),
+        // Neither in the body nor in a header.
+        (r#"{"free":"x"}"#, with(&[])),
+    ];
+    for (args, h) in ok {
+        let r = request(addr, "POST", "/mcp", &h, &body(args)).await;
+        assert_eq!(
+            r.status,
+            200,
+            "{args}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+    }
+    let bad = [
+        (r#"{"region":"eu-west"}"#, with(&[])),
+        (
+            r#"{"region":"eu-west"}"#,
+            with(&[("mcp-param-region", "us-east")]),
+        ),
+        (r#"{"n":42}"#, with(&[("mcp-param-n", "43")])),
+        (r#"{}"#, with(&[("mcp-param-region", "eu-west")])),
+        (
+            r#"{"region":"x"}"#,
+            with(&[("mcp-param-region", "=?base64?not base64?=")]),
+        ),
+    ];
+    for (args, h) in bad {
+        let r = request(addr, "POST", "/mcp", &h, &body(args)).await;
+        assert_eq!(r.status, 400, "{args} {h:?}");
+        assert_eq!(r.json()["error"]["code"], -32020, "{args}");
+    }
+    // A bad x-mcp-header is refused when the spec is made.
+    for schema in [
+        r#"{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Bad Name"}}}"#,
+        r#"{"type":"object","properties":{"a":{"x-mcp-header":"A"},"b":{"x-mcp-header":"a"}}}"#,
+    ] {
+        let e = ToolSpec::new("t", "t", schema).unwrap_err();
+        assert!(e.reason.contains("x-mcp-header"), "{e}");
+    }
+}

@@ -18,7 +18,8 @@
 //! Checked before the body is served: the path (`404`), the method (`405`, `Allow: POST`),
 //! `Origin` (present: loopback or an allowed origin, else `403`), `Host` (loopback names
 //! only when bound to loopback, else `403`), the body's size (`413`), the routing headers
-//! against the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`: `400` with `-32020`).
+//! against the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`: `400`
+//! with `-32020`).
 //!
 //! Legacy clients (2025-03-26 to 2025-11-25) get sessions on the same endpoint
 //! (`session`): `initialize` mints `Mcp-Session-Id` (`<node-id>.<128 random bits>`), later
@@ -26,7 +27,11 @@
 //! server-to-client stream (one at a time, else `409`), `DELETE` ends it; idle sessions expire
 //! (30 minutes by default) and past the cap (10,000) `initialize` gets `503`.
 //!
-//! Not served yet: `Mcp-Param-*` headers, authorization.
+//! A tool argument whose schema property carries `"x-mcp-header": "Name"` must come in an
+//! `Mcp-Param-Name` header too, with the same value (integers compared as numbers, the
+//! `=?base64?...?=` sentinel decoded), else `400` with `-32020`.
+//!
+//! Not served yet: authorization.
 
 mod body;
 mod session;
@@ -223,6 +228,79 @@ fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Optio
     }
 }
 
+/// The sentinel of a Base64 header value: `=?base64?<base64 of the UTF-8 text>?=`.
+fn decode_header_value(v: &str) -> Option<String> {
+    use base64::Engine as _;
+    match v
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(v.to_owned()),
+    }
+}
+
+/// True when a header's value stands for the body's value: the same string, the same number
+/// (integers compared as numbers), the same boolean.
+fn param_matches(header: &str, body: janus_codec::RawJson<'_>) -> bool {
+    let Some(text) = decode_header_value(header) else {
+        return false;
+    };
+    if let Some(s) = body.as_string() {
+        return s == text;
+    }
+    match body.as_str() {
+        b @ ("true" | "false") => b == text,
+        n => match (n.parse::<i64>(), text.parse::<i64>()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => matches!((n.parse::<f64>(), text.parse::<f64>()), (Ok(a), Ok(b)) if a == b),
+        },
+    }
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments: each argument
+/// the tool's schema marks (`x-mcp-header`) is in both or in neither, with the same value.
+fn param_mismatch(
+    headers: &HeaderMap,
+    server: &Server,
+    msg: &janus_codec::Message<'_>,
+) -> Option<String> {
+    if msg.method() != "tools/call" {
+        return None;
+    }
+    let name = msg.param("name").and_then(|n| n.as_string())?;
+    let args = msg.param("arguments");
+    for (arg, header) in server.param_headers(&name) {
+        let h = match one_header(headers, &format!("mcp-param-{header}")) {
+            Ok(h) => h,
+            Err(()) => {
+                return Some(format!(
+                    "Mcp-Param-{header} is given more than once, or is not text"
+                ));
+            }
+        };
+        match (h, args.and_then(|a| a.get(arg))) {
+            (None, None) => {}
+            (Some(h), Some(v)) if param_matches(h, v) => {}
+            (None, Some(_)) => return Some(format!("the Mcp-Param-{header} header is missing")),
+            (Some(_), None) => {
+                return Some(format!(
+                    "Mcp-Param-{header} names an argument the body lacks"
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Some(format!(
+                    "the Mcp-Param-{header} header differs from the body"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// The driver's [`Notify`] for one request: its notifications, as SSE events.
 struct Events(mpsc::Sender<Bytes>);
 
@@ -375,7 +453,9 @@ impl Inner {
                     "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"] (and no Mcp-Session-Id)",
                 );
             }
-            if let Some(reason) = header_mismatch(headers, m) {
+            let reason = header_mismatch(headers, m)
+                .or_else(|| param_mismatch(headers, self.stateless.server(), m));
+            if let Some(reason) = reason {
                 let mut out = BytesMut::new();
                 encode::write_error(&mut out, m.id(), HEADER_MISMATCH, &reason, None);
                 return json_response(StatusCode::BAD_REQUEST, out);
