@@ -50,7 +50,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 use http_body::Body;
 use http_body_util::BodyExt;
 use janus_codec::encode;
-use janus_codec::{Parsed, Parser};
+use janus_codec::{Parsed, Parser, ProtocolVersion};
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
@@ -443,14 +443,42 @@ impl Inner {
                     ),
                 };
             }
-            if m.method() == "initialize" {
+            let id = m.id();
+            let fail = |status, code, message: &str| {
+                let mut out = BytesMut::new();
+                encode::write_error(&mut out, id, code, message, None);
+                json_response(status, out)
+            };
+            if initialize {
+                // NB. A client that announces 2026-07-28 in its header asked for a method that
+                // revision removed (404, as the official suite checks); one that does not is a
+                // legacy client opening its session.
+                let header = one_header(headers, "mcp-protocol-version").ok().flatten();
+                if header
+                    .and_then(ProtocolVersion::from_wire)
+                    .is_some_and(ProtocolVersion::is_modern)
+                {
+                    return fail(
+                        StatusCode::NOT_FOUND,
+                        janus_codec::METHOD_NOT_FOUND,
+                        "Method not found: initialize (removed in 2026-07-28)",
+                    );
+                }
                 return self.sessions.initialize(body, now_ms()).await;
             }
             if !m.envelope().is_modern() {
-                return refuse(
+                return fail(
                     StatusCode::BAD_REQUEST,
                     janus_codec::INVALID_PARAMS,
                     "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"] (and no Mcp-Session-Id)",
+                );
+            }
+            // An envelope that lacks a key, or holds one of the wrong type: 400, with the id.
+            if let Err(janus_codec::EnvelopeError::Invalid(fault)) = m.envelope().check() {
+                return fail(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::INVALID_PARAMS,
+                    &fault.to_string(),
                 );
             }
             let reason = header_mismatch(headers, m)
