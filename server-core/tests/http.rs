@@ -625,3 +625,34 @@ async fn mcp_param_headers_must_stand_for_the_marked_arguments() {
         assert!(e.reason.contains("x-mcp-header"), "{e}");
     }
 }
+
+#[tokio::test]
+async fn envelope_faults_keep_the_id_and_a_modern_initialize_is_a_removed_method() {
+    let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
+    // The envelope lacks clientCapabilities: 400, -32602, the request's id.
+    let body = r#"{"jsonrpc":"2.0","id":"e1","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    let r = request(addr, "POST", "/mcp", &h, body).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], -32602);
+    assert_eq!(r.json()["id"], "e1");
+    // initialize from a client that announces 2026-07-28 in its header: 404, -32601.
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "initialize"),
+    ];
+    let r = request(addr, "POST", "/mcp", &h, INIT).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].as_i64()),
+        (404, Some(-32601))
+    );
+    assert_eq!(r.json()["id"], 0);
+    assert!(r.header("mcp-session-id").is_none());
+    // Without that header it opens a legacy session.
+    let r = request(addr, "POST", "/mcp", &[], INIT).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("mcp-session-id").is_some());
+}
