@@ -181,3 +181,53 @@ fn the_embedded_server_serves_beside_its_application_and_drains_on_sigterm() {
     out.read_line(&mut last).unwrap();
     assert!(last.starts_with("stopped after "), "{last:?}");
 }
+
+#[test]
+fn the_http_endpoint_mounts_beside_other_routes() {
+    let mut child = Command::new(example("http_mount"))
+        .arg("127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the example starts");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("want `listening on ADDR`, got {first:?}"))
+        .to_owned();
+    let exchange = |request: String| {
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut reply = String::new();
+        std::io::Read::read_to_string(&mut s, &mut reply).unwrap();
+        reply
+    };
+    let health =
+        exchange("GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n".into());
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    assert!(health.ends_with("ok"), "{health}");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mcp = exchange(format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: {}\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/list\r\n\r\n{body}",
+        body.len()
+    ));
+    assert!(mcp.starts_with("HTTP/1.1 200"), "{mcp}");
+    let json = &mcp[mcp.find("\r\n\r\n").unwrap() + 4..];
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {mcp}"));
+    assert!(
+        v["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{v}"
+    );
+    let other =
+        exchange("GET /nope HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n".into());
+    assert!(other.starts_with("HTTP/1.1 404"), "{other}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

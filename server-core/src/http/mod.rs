@@ -38,6 +38,8 @@ mod session;
 
 pub use body::McpBody;
 pub use session::{DEFAULT_IDLE, DEFAULT_MAX_SESSIONS};
+/// The `tower::Service` trait [`McpService`] implements, for callers without tower.
+pub use tower_service;
 
 use crate::ctx::{JobId, Notify};
 use crate::jobs::JobEnd;
