@@ -136,9 +136,10 @@ fn the_typed_server_answers_both_eras_with_text_an_image_and_structured_content(
     assert!(wait(child).success());
 }
 
-#[test]
-fn the_embedded_server_serves_beside_its_application_and_drains_on_sigterm() {
-    let mut child = Command::new(example("embedded"))
+/// Starts an example that listens on a free loopback port; returns it, its stdout and the
+/// address it printed (`listening on ADDR`).
+fn start_listening(name: &str) -> (Child, BufReader<ChildStdout>, String) {
+    let mut child = Command::new(example(name))
         .arg("127.0.0.1:0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -153,6 +154,12 @@ fn the_embedded_server_serves_beside_its_application_and_drains_on_sigterm() {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("want `listening on ADDR`, got {first:?}"))
         .to_owned();
+    (child, out, addr)
+}
+
+#[test]
+fn the_embedded_server_serves_beside_its_application_and_drains_on_sigterm() {
+    let (child, mut out, addr) = start_listening("embedded");
     std::thread::sleep(Duration::from_millis(50));
     let stream = std::net::TcpStream::connect(&addr).expect("connect");
     stream
@@ -184,21 +191,7 @@ fn the_embedded_server_serves_beside_its_application_and_drains_on_sigterm() {
 
 #[test]
 fn the_http_endpoint_mounts_beside_other_routes() {
-    let mut child = Command::new(example("http_mount"))
-        .arg("127.0.0.1:0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the example starts");
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    out.read_line(&mut first).unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("want `listening on ADDR`, got {first:?}"))
-        .to_owned();
+    let (mut child, _out, addr) = start_listening("http_mount");
     let exchange = |request: String| {
         let mut s = std::net::TcpStream::connect(&addr).expect("connect");
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();

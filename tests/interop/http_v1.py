@@ -5,14 +5,12 @@ a legacy session (`initialize`, `Mcp-Session-Id`), tools, echo (small and 1 MiB)
 SIGTERM, which must drain and exit 0. Exit status 1 on any failure.
 """
 
-import os
-import signal
-import subprocess
 import sys
 import traceback
 from importlib.metadata import version
 
 import anyio
+import wire
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
@@ -23,26 +21,6 @@ TIMEOUT = 30
 def check(ok, what):
     if not ok:
         raise AssertionError(what)
-
-
-def start():
-    env = dict(os.environ, JANUS_LOG="info")
-    p = subprocess.Popen(
-        [os.environ["JANUS_BIN"], "serve", "--http", "127.0.0.1:0", "--node-id", "n1"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    for _ in range(50):
-        line = p.stderr.readline()
-        if not line:
-            break
-        if "listening (HTTP)" in line and "addr=" in line:
-            return p, f"http://{line.split('addr=')[1].split()[0]}/mcp"
-    p.kill()
-    raise RuntimeError("janus serve --http did not say where it listens")
 
 
 async def exercise(url):
@@ -82,7 +60,7 @@ async def exercise(url):
 def main():
     print(f"interop http: mcp {version('mcp')}")
     failed = False
-    proc, url = start()
+    proc, url = wire.start_http("--node-id", "n1")
     try:
         anyio.run(exercise, url)
         print("PASS http streamablehttp_client (legacy session)")
@@ -91,15 +69,10 @@ def main():
         print("FAIL http streamablehttp_client")
         traceback.print_exc()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = "timeout"
-        if code != 0:
+        error = wire.stop_http(proc)
+        if error:
             failed = True
-            print(f"FAIL janus serve --http exited {code} after SIGTERM")
+            print(error)
     sys.exit(1 if failed else 0)
 
 

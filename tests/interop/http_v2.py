@@ -8,14 +8,12 @@ stopped by its pid with SIGTERM, which must drain and exit 0. One result line pe
 status 1 on any failure.
 """
 
-import os
-import signal
-import subprocess
 import sys
 import traceback
 from importlib.metadata import version
 
 import anyio
+import wire
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -25,27 +23,6 @@ TIMEOUT = 30
 def check(ok, what):
     if not ok:
         raise AssertionError(what)
-
-
-def start():
-    env = dict(os.environ, JANUS_LOG="info")
-    p = subprocess.Popen(
-        [os.environ["JANUS_BIN"], "serve", "--http", "127.0.0.1:0"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    for _ in range(50):
-        line = p.stderr.readline()
-        if not line:
-            break
-        if "listening (HTTP)" in line and "addr=" in line:
-            addr = line.split("addr=")[1].split()[0]
-            return p, f"http://{addr}/mcp"
-    p.kill()
-    raise RuntimeError("janus serve --http did not say where it listens")
 
 
 async def exercise(url, mode):
@@ -82,7 +59,7 @@ async def exercise(url, mode):
 def main():
     print(f"interop http: mcp {version('mcp')}")
     failed = False
-    proc, url = start()
+    proc, url = wire.start_http()
     try:
         for mode in ["2026-07-28", "auto", "legacy"]:
             try:
@@ -93,15 +70,10 @@ def main():
                 print(f"FAIL http {mode}")
                 traceback.print_exc()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = "timeout"
-        if code != 0:
+        error = wire.stop_http(proc)
+        if error:
             failed = True
-            print(f"FAIL janus serve --http exited {code} after SIGTERM")
+            print(error)
     sys.exit(1 if failed else 0)
 
 

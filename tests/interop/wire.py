@@ -186,3 +186,38 @@ class Report:
     def finish(self):
         print(f"{self.lane.split()[0]}: {self.passed} passed, {self.failed} failed", flush=True)
         return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def start_http(*extra):
+    """Starts `janus serve --http` on a free loopback port; returns (process, endpoint URL)."""
+    import subprocess
+    env = dict(os.environ, JANUS_LOG="info")
+    p = subprocess.Popen(
+        [os.environ["JANUS_BIN"], "serve", "--http", "127.0.0.1:0", *extra],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    for _ in range(50):
+        line = p.stderr.readline()
+        if not line:
+            break
+        if "listening (HTTP)" in line and "addr=" in line:
+            return p, f"http://{line.split('addr=')[1].split()[0]}/mcp"
+    p.kill()
+    raise RuntimeError("janus serve --http did not say where it listens")
+
+
+def stop_http(p):
+    """SIGTERM must drain and exit 0; returns an error line, or None."""
+    import signal
+    import subprocess
+    p.send_signal(signal.SIGTERM)
+    try:
+        code = p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        code = "timeout"
+    return None if code == 0 else f"FAIL janus serve --http exited {code} after SIGTERM"
