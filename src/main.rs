@@ -4,6 +4,8 @@
 //! protocol bytes only, and logs go to stderr.
 //! `janus bench` measures Janus against its baselines.
 
+mod auth;
+
 use clap::{Parser, Subcommand};
 use janus_server_core::demo;
 use janus_server_core::serve::{self, Config, Shutdown};
@@ -23,6 +25,8 @@ struct Cli {
     command: Command,
 }
 
+// NB. Parsed once at start: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the demo tools (echo, add, fail, sleep) over MCP.
@@ -69,6 +73,8 @@ enum Command {
         /// Seconds a shutdown (SIGTERM, SIGINT) gives requests in flight.
         #[arg(long, default_value_t = 10)]
         drain_secs: u64,
+        #[command(flatten)]
+        auth: auth::AuthArgs,
     },
     /// Measure Janus against its baselines and print side-by-side tables.
     Bench {
@@ -114,8 +120,16 @@ fn main() -> ExitCode {
             max_in_flight,
             max_queued_bytes,
             drain_secs,
+            auth,
         } => {
             init_logs();
+            let auth = match auth::build(auth) {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::error!(error = %e, "bad authorization settings");
+                    return ExitCode::from(2);
+                }
+            };
             let config = Config {
                 max_frame_len,
                 max_in_flight,
@@ -136,7 +150,7 @@ fn main() -> ExitCode {
                     },
                 )
             });
-            run_serve(listen, http, config)
+            run_serve(listen, http.map(|(a, c)| (a, c, auth)), config)
         }
         Command::Bench {
             seconds,
@@ -299,9 +313,19 @@ fn init_logs() {
         .init();
 }
 
+/// A token verifier and the resource it protects.
+type Auth = (
+    janus_server_core::http::JwtVerifier,
+    janus_server_core::http::ProtectedResource,
+);
+
 fn run_serve(
     listen: Option<SocketAddr>,
-    http: Option<(SocketAddr, janus_server_core::http::HttpConfig)>,
+    http: Option<(
+        SocketAddr,
+        janus_server_core::http::HttpConfig,
+        Option<Auth>,
+    )>,
     config: Config,
 ) -> ExitCode {
     let server = demo::server();
@@ -331,9 +355,17 @@ fn run_serve(
             on_signal.trigger();
             tracing::info!("shutting down: draining requests in flight");
         });
-        if let Some((addr, http_config)) = http {
+        if let Some((addr, http_config, auth)) = http {
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let bound = listener.local_addr()?;
+            let service = janus_server_core::http::McpService::new(server, http_config.clone());
+            if let Some((verifier, resource)) = auth {
+                use janus_server_core::http::tower_layer::Layer as _;
+                tracing::info!(addr = %bound, path = %http_config.path, resource = resource.resource(), "listening (HTTP, bearer tokens required)");
+                let service = janus_server_core::http::AuthLayer::new(verifier, resource).layer(service);
+                return janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
+                    .await;
+            }
             if !bound.ip().is_loopback() {
                 tracing::warn!(
                     addr = %bound,
@@ -341,7 +373,6 @@ fn run_serve(
                 );
             }
             tracing::info!(addr = %bound, path = %http_config.path, "listening (HTTP)");
-            let service = janus_server_core::http::McpService::new(server, http_config);
             return janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
                 .await;
         }

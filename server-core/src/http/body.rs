@@ -51,6 +51,16 @@ impl McpBody {
     }
 }
 
+impl From<Bytes> for McpBody {
+    fn from(bytes: Bytes) -> Self {
+        if bytes.is_empty() {
+            Self::empty()
+        } else {
+            Self::full(bytes)
+        }
+    }
+}
+
 impl Body for McpBody {
     type Data = Bytes;
     type Error = Infallible;

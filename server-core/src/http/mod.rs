@@ -31,10 +31,20 @@
 //! `Mcp-Param-Name` header too, with the same value (integers compared as numbers, the
 //! `=?base64?...?=` sentinel decoded), else `400` with `-32020`.
 //!
-//! Not served yet: authorization.
+//! Authorization (`auth`): [`AuthLayer`] in front of the endpoint makes it an OAuth 2.1
+//! resource server; [`JwtVerifier`] (feature `jwt`) checks JWT access tokens.
 
+pub mod auth;
 mod body;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 mod session;
+
+pub use auth::{AuthLayer, AuthService, Principal, ProtectedResource, TokenVerifier};
+#[cfg(feature = "jwt")]
+pub use jwt::JwtVerifier;
+/// The `tower::Layer` trait [`AuthLayer`] implements.
+pub use tower_layer;
 
 pub use body::McpBody;
 pub use session::{DEFAULT_IDLE, DEFAULT_MAX_SESSIONS};
@@ -588,18 +598,32 @@ async fn answer_later(
     }
 }
 
-/// Serves the endpoint on `listener` until `shutdown`: then it accepts no more, and the
+/// Serves the endpoint (an [`McpService`], alone or behind layers such as [`AuthLayer`]) on
+/// `listener` until `shutdown`: then it accepts no more, and the
 /// connections finish their requests (for at most `drain`).
 ///
 /// # Errors
 ///
 /// An accept error that is not about one connection.
-pub async fn serve_http(
-    service: McpService,
+pub async fn serve_http<S, RB>(
+    service: S,
     listener: tokio::net::TcpListener,
     shutdown: &Shutdown,
     drain: Duration,
-) -> io::Result<()> {
+) -> io::Result<()>
+where
+    S: tower_service::Service<
+            Request<hyper::body::Incoming>,
+            Response = Response<RB>,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    RB: Body + Send + 'static,
+    RB::Data: Send,
+    RB::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let builder =
         hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
