@@ -15,6 +15,11 @@
 //! through rmcp's async read/write transport over the pipes of a child spawned here, whose
 //! bytes are recorded so that the test checks what each mode negotiated on the wire, and that
 //! `janus serve` exits 0 once the client has closed its input.
+//!
+//! Each mode runs a third time over streamable HTTP (`StreamableHttpClientTransport` on
+//! reqwest) against `janus serve --http`: `Initialize` gets a legacy session, `Discover` and
+//! `Auto` send stateless 2026-07-28 POSTs. Once more, `Discover` runs against a server that
+//! requires bearer tokens: with rmcp's `auth_header` it is served, without it refused.
 
 mod support;
 
@@ -23,7 +28,8 @@ use rmcp::model::{
     Implementation, ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Map, Value, json};
 use std::io;
@@ -185,6 +191,76 @@ async fn via_child_process(mode: &Mode) -> String {
     let negotiated = exercise(&client).await;
     client.cancel().await.expect("the client stops");
     negotiated
+}
+
+/// A `janus serve --http` on a free loopback port, stopped (by its pid) when dropped.
+struct HttpServer {
+    child: tokio::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    async fn start(extra: &[&str]) -> Self {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut child = tokio::process::Command::new(support::janus_bin())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("JANUS_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn janus serve --http");
+        let mut err = tokio::io::BufReader::new(child.stderr.take().expect("piped stderr"));
+        let mut addr = None;
+        for _ in 0..20 {
+            let mut l = String::new();
+            if err.read_line(&mut l).await.unwrap_or(0) == 0 {
+                break;
+            }
+            if l.contains("listening (HTTP") {
+                addr = l
+                    .split("addr=")
+                    .nth(1)
+                    .and_then(|a| a.split_whitespace().next())
+                    .map(str::to_owned);
+                break;
+            }
+        }
+        let addr = addr.expect("janus logs the address it listens on");
+        // The log goes on being drained, so that the server never blocks on it.
+        tokio::spawn(async move {
+            let mut sink = tokio::io::sink();
+            let _ = tokio::io::copy(&mut err, &mut sink).await;
+        });
+        Self {
+            child,
+            url: format!("http://{addr}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+/// Runs one mode through rmcp's streamable HTTP client; `token` goes in `Authorization`.
+async fn via_http(mode: &Mode, server: &HttpServer, token: Option<&str>) -> Result<String, String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
+    if let Some(t) = token {
+        config = config.auth_header(t);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let client = client_config(&mode.offer)
+        .serve_with_lifecycle(transport, mode.lifecycle.clone())
+        .await
+        .map_err(|e| format!("{}: the lifecycle failed over HTTP: {e}", mode.name))?;
+    let negotiated = exercise(&client).await;
+    client.cancel().await.expect("the client stops");
+    Ok(negotiated)
 }
 
 /// Bytes seen on one direction of the pipes.
@@ -456,8 +532,18 @@ async fn run(mode: Mode) {
         mode.name
     );
     let wire = check_wire(&mode, &sent, &received);
+    let http = HttpServer::start(&[]).await;
+    let over_http = tokio::time::timeout(CONNECTION_TIMEOUT, via_http(&mode, &http, None))
+        .await
+        .unwrap_or_else(|_| panic!("{}: timed out (streamable HTTP)", mode.name))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        over_http, mode.negotiated,
+        "{}: negotiated (streamable HTTP)",
+        mode.name
+    );
     println!(
-        "rmcp 3.11 mode={} negotiated={negotiated} wire=[{wire}]: PASS",
+        "rmcp 3.11 mode={} negotiated={negotiated} wire=[{wire}] http={over_http}: PASS",
         mode.name
     );
 }
@@ -518,4 +604,53 @@ async fn rmcp_auto_mode_probes_server_discover() {
         wire: WireRule::Modern,
     })
     .await;
+}
+
+#[tokio::test]
+async fn rmcp_over_http_with_a_bearer_token() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("rmcp-auth");
+    std::fs::create_dir_all(&dir).expect("a folder for the secret");
+    let secret = "a shared secret of at least thirty-two bytes, for rmcp";
+    let secret_file = dir.join("secret");
+    std::fs::write(&secret_file, secret).expect("write the secret");
+    let resource = "http://127.0.0.1/mcp";
+    let http = HttpServer::start(&[
+        "--auth-resource",
+        resource,
+        "--auth-server",
+        "https://auth.example",
+        "--auth-hmac-secret-file",
+        secret_file.to_str().expect("a UTF-8 path"),
+    ])
+    .await;
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+        + 600;
+    let key = jsonwebtoken::EncodingKey::from_secret(secret.as_bytes()).expect("an HMAC key");
+    let token = jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &json!({"sub": "rmcp", "aud": resource, "exp": exp}),
+        &key,
+    )
+    .expect("a token");
+    let mode = Mode {
+        name: "Discover(2026-07-28, bearer)",
+        lifecycle: ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        offer: ProtocolVersion::default(),
+        negotiated: MODERN,
+        wire: WireRule::Modern,
+    };
+    let served = tokio::time::timeout(CONNECTION_TIMEOUT, via_http(&mode, &http, Some(&token)))
+        .await
+        .expect("in time");
+    assert_eq!(served.as_deref(), Ok(MODERN));
+    let refused = tokio::time::timeout(CONNECTION_TIMEOUT, via_http(&mode, &http, None))
+        .await
+        .expect("a refusal in time, never a hang");
+    let e = refused.expect_err("no token: refused");
+    assert!(e.contains("lifecycle failed"), "{e}");
 }
