@@ -84,6 +84,9 @@ enum Command {
         /// Tiny counts: every server and every check, in seconds (for CI).
         #[arg(long, conflicts_with = "full")]
         smoke: bool,
+        /// Only the streamable HTTP comparison (printed, not saved).
+        #[arg(long)]
+        http_only: bool,
         /// Longer measurements and more runs (the default is a quick plan, under a minute).
         #[arg(long)]
         full: bool,
@@ -98,10 +101,21 @@ enum Command {
         /// Use rmcp's non-blocking pipe transport instead of its stdio transport.
         #[arg(long)]
         pipes: bool,
+        /// Serve rmcp's streamable HTTP on this address instead (stateless, JSON answers).
+        #[arg(long, value_name = "ADDR", conflicts_with = "pipes")]
+        http: Option<SocketAddr>,
+        /// With `--http`: rmcp's legacy session mode.
+        #[arg(long, requires = "http")]
+        sessions: bool,
     },
-    /// The benchmark's floor: answers each line with a fixed result and its id, naively.
+    /// The benchmark's floor: answers each line with a fixed result and its id, naively
+    /// (`--http ADDR`: a bare hyper server that echoes the text with the id).
     #[command(hide = true)]
-    Floor,
+    Floor {
+        /// Serve HTTP on this address.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -156,16 +170,35 @@ fn main() -> ExitCode {
             seconds,
             smoke,
             full,
+            http_only,
             against,
-        } => run_bench(seconds, smoke, full, against),
-        Command::RmcpPeer { pipes } => match janus_bench::rmcp_peer::run(pipes) {
+        } => run_bench(seconds, smoke, full, http_only, against),
+        Command::RmcpPeer {
+            http: Some(addr),
+            sessions,
+            ..
+        } => match janus_bench::rmcp_peer::run_http(addr, sessions) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("rmcp peer: {e}");
                 ExitCode::FAILURE
             }
         },
-        Command::Floor => {
+        Command::RmcpPeer { pipes, .. } => match janus_bench::rmcp_peer::run(pipes) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rmcp peer: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Floor { http: Some(addr) } => match janus_bench::http_load::floor(addr) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("floor: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Floor { http: None } => {
             match janus_bench::load::floor(std::io::stdin().lock(), std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(_) => ExitCode::FAILURE,
@@ -178,19 +211,26 @@ fn run_bench(
     seconds: f64,
     smoke: bool,
     full: bool,
+    http_only: bool,
     against: Option<std::path::PathBuf>,
 ) -> ExitCode {
     use janus_bench::{allocs, e2e, load};
+    let Ok(exe) = std::env::current_exe() else {
+        eprintln!("janus bench: cannot find its own executable");
+        return ExitCode::FAILURE;
+    };
+    if http_only {
+        return match run_http_bench(&exe, against.as_deref(), smoke, full) {
+            Ok(h) => {
+                print!("{h}");
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        };
+    }
     let budget = std::time::Duration::from_secs_f64(if smoke { 0.05 } else { seconds });
     print!("{}", janus_bench::quick::run(budget));
     println!();
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("janus bench: cannot find its own executable: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let target = |name: &str, args: &[&str], echoes: bool| load::Target {
         name: name.into(),
         program: exe.clone(),
@@ -204,7 +244,7 @@ fn run_bench(
         target("rmcp 3.11 (pipes)", &["rmcp-peer", "--pipes"], true),
         target("floor", &["floor"], false),
     ];
-    if let Some(program) = against {
+    if let Some(program) = against.clone() {
         targets.insert(
             1,
             load::Target {
@@ -239,13 +279,17 @@ fn run_bench(
     } else {
         e2e::Plan::quick()
     };
-    let report = match e2e::run(&targets, absent, Some(&targets[0]), plan) {
+    let mut report = match e2e::run(&targets, absent, Some(&targets[0]), plan) {
         Ok(report) => report,
         Err(e) => {
             eprintln!("janus bench: a run failed: {e}");
             return ExitCode::FAILURE;
         }
     };
+    match run_http_bench(&exe, against.as_deref(), smoke, full) {
+        Ok(h) => report.http = Some(h),
+        Err(code) => return code,
+    }
     print!("{report}");
     let count = || GLOBAL.stats().allocations;
     println!(
@@ -272,6 +316,71 @@ fn run_bench(
             ExitCode::FAILURE
         }
     }
+}
+
+/// The streamable HTTP comparison of `janus bench`: Janus (both eras), rmcp 3.11 stateless
+/// and with sessions, and a bare hyper floor, each a process of this executable.
+fn run_http_bench(
+    exe: &std::path::Path,
+    against: Option<&std::path::Path>,
+    smoke: bool,
+    full: bool,
+) -> Result<janus_bench::http_bench::HttpReport, ExitCode> {
+    use janus_bench::{http_bench, http_load, load};
+    let http_plan = if smoke {
+        http_bench::HttpPlan::smoke()
+    } else if full {
+        http_bench::HttpPlan::full()
+    } else {
+        http_bench::HttpPlan::quick()
+    };
+    let http_target = |name: &str, program: &std::path::Path, args: &[&str], eras: &[load::Era]| {
+        http_load::HttpTarget {
+            name: name.into(),
+            program: program.to_owned(),
+            args: args.iter().map(|&a| a.to_owned()).collect(),
+            env: vec![("JANUS_LOG".into(), "info".into())],
+            eras: eras.to_vec(),
+        }
+    };
+    let both = [load::Era::Modern, load::Era::Legacy];
+    let loopback = "127.0.0.1:0";
+    let mut http_targets = vec![
+        http_target("janus", exe, &["serve", "--http", loopback], &both),
+        http_target(
+            "rmcp 3.11 (stateless JSON)",
+            exe,
+            &["rmcp-peer", "--http", loopback],
+            &[load::Era::Modern],
+        ),
+        http_target(
+            "rmcp 3.11 (sessions)",
+            exe,
+            &["rmcp-peer", "--http", loopback, "--sessions"],
+            &[load::Era::Legacy],
+        ),
+        http_target(
+            "floor (bare hyper)",
+            exe,
+            &["floor", "--http", loopback],
+            &[load::Era::Modern],
+        ),
+    ];
+    if let Some(program) = against {
+        http_targets.insert(
+            1,
+            http_target(
+                "janus (against)",
+                program,
+                &["serve", "--http", loopback],
+                &both,
+            ),
+        );
+    }
+    http_bench::run(&http_targets, http_plan).map_err(|e| {
+        eprintln!("janus bench: an HTTP run failed: {e}");
+        ExitCode::FAILURE
+    })
 }
 
 /// The Python of a virtual environment with mcp==2.3.0: `JANUS_BENCH_PYTHON`, else the one

@@ -152,6 +152,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The mixed-era run, when the plan has one.
     pub mixed: Option<Mixed>,
+    /// The streamable HTTP comparison, when it was run.
+    pub http: Option<crate::http_bench::HttpReport>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -331,6 +333,7 @@ pub fn run(
         absent,
         rows,
         mixed,
+        http: None,
     })
 }
 
@@ -415,6 +418,10 @@ impl fmt::Display for Report {
                 m.connections,
                 rate(m.per_sec)
             )?;
+        }
+        if let Some(h) = &self.http {
+            writeln!(f)?;
+            write!(f, "{h}")?;
         }
         Ok(())
     }

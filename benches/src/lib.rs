@@ -6,12 +6,16 @@
 //! - [`load`]: a load driver for stdio servers (pipelined and closed loop) and the floor.
 //! - [`e2e`]: the end-to-end comparison of servers that `janus bench` prints next.
 //! - [`allocs`]: heap allocations per request on Janus's path.
+//! - [`http_load`]: a load driver for streamable HTTP servers, and the HTTP floor.
+//! - [`http_bench`]: the HTTP comparison that `janus bench` prints last.
 //! - [`rmcp_peer`]: the same demo tools served by rmcp, the official Rust SDK.
 
 pub mod allocs;
 pub mod baseline;
 pub mod corpus;
 pub mod e2e;
+pub mod http_bench;
+pub mod http_load;
 pub mod load;
 pub mod quick;
 pub mod rmcp_peer;

@@ -122,3 +122,50 @@ pub fn run(pipes: bool) -> Result<(), String> {
         Ok(())
     })
 }
+
+/// Serves the demo tools with rmcp's streamable HTTP server on `addr` (at `/mcp`), until
+/// killed; logs `listening addr=...` on stderr.
+///
+/// `sessions`: rmcp's legacy session mode (`LocalSessionManager`); else stateless with JSON
+/// answers (`json_response`), rmcp's fastest HTTP setting. Both on tokio's multi-thread
+/// runtime, with `TCP_NODELAY` on every connection, as Janus serves.
+///
+/// # Errors
+///
+/// When the runtime cannot start or the address cannot be bound.
+pub fn run_http(addr: std::net::SocketAddr, sessions: bool) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| e.to_string())?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(sessions)
+            .with_json_response(!sessions);
+        if sessions {
+            let service = StreamableHttpService::new(
+                || Ok(Demo),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            crate::http_load::serve_hyper(listener, bound, service).await
+        } else {
+            let service = StreamableHttpService::new(
+                || Ok(Demo),
+                Arc::new(NeverSessionManager::default()),
+                config,
+            );
+            crate::http_load::serve_hyper(listener, bound, service).await
+        }
+        .map_err(|e| e.to_string())
+    })
+}

@@ -1,0 +1,335 @@
+//! The HTTP comparison: MCP servers on streamable HTTP, both eras, from one to many keep-alive
+//! connections.
+//!
+//! The targets run for the whole comparison; each measurement opens its own connections. For
+//! each run, every (connections, payload) is measured on every target in turn, so a drift of
+//! the machine's speed hits every server alike. Figures are medians over runs; a ratio is the
+//! median of the ratios of each run's pair.
+
+use crate::http_load::{self, HttpTarget, Load, Running};
+use crate::load::{self, Era};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+/// How much load each measurement sends.
+#[derive(Debug, Clone, Serialize)]
+pub struct HttpPlan {
+    /// The name of the plan.
+    pub name: &'static str,
+    /// Time of one measurement.
+    #[serde(serialize_with = "secs")]
+    pub time: Duration,
+    /// The connection counts measured.
+    pub connections: Vec<usize>,
+    /// The echoed text's lengths.
+    pub payloads: Vec<usize>,
+    /// Runs of each measurement (odd, for a clean median).
+    pub runs: usize,
+    /// The most requests of one measurement.
+    pub max_requests: u64,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl HttpPlan {
+    /// The default of `janus bench`: about a minute on two cores.
+    #[must_use]
+    pub fn quick() -> Self {
+        Self {
+            name: "quick",
+            time: Duration::from_millis(300),
+            connections: vec![1, 16, 256],
+            payloads: vec![16, 64 * 1024],
+            runs: 3,
+            max_requests: 5_000_000,
+        }
+    }
+
+    /// Longer measurements and more runs.
+    #[must_use]
+    pub fn full() -> Self {
+        Self {
+            name: "full",
+            time: Duration::from_secs(1),
+            runs: 5,
+            ..Self::quick()
+        }
+    }
+
+    /// Every target and check, in seconds (CI).
+    #[must_use]
+    pub fn smoke() -> Self {
+        Self {
+            name: "smoke",
+            time: Duration::from_millis(50),
+            connections: vec![1, 16],
+            payloads: vec![16, 64 * 1024],
+            runs: 1,
+            max_requests: 2_000,
+        }
+    }
+}
+
+/// The figures of one target, era, connection count and payload.
+#[derive(Debug, Clone, Serialize)]
+pub struct HttpRow {
+    /// The target's name.
+    pub target: String,
+    /// `legacy` or `modern`.
+    pub era: &'static str,
+    /// Keep-alive connections.
+    pub connections: usize,
+    /// The echoed text's length.
+    pub payload: usize,
+    /// Median requests per second.
+    pub per_sec: f64,
+    /// Median p50 latency, in microseconds.
+    pub p50_us: f64,
+    /// Median p99 latency, in microseconds.
+    pub p99_us: f64,
+    /// Median over runs of Janus's rate (same era) over this target's.
+    pub janus_over_this: f64,
+}
+
+/// One target of the HTTP issue, measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// What is compared.
+    pub what: String,
+    /// The measured ratio.
+    pub measured: f64,
+    /// The goal (`>=` for throughput, `<=` for latency).
+    pub goal: String,
+    /// Whether the measurement meets the goal.
+    pub met: bool,
+}
+
+/// The whole HTTP report.
+#[derive(Debug, Clone, Serialize)]
+pub struct HttpReport {
+    /// The plan that was run.
+    pub plan: HttpPlan,
+    /// One row per target, era, connections and payload.
+    pub rows: Vec<HttpRow>,
+    /// The goals, as measured in this run.
+    pub checks: Vec<Check>,
+}
+
+#[derive(Default, Clone)]
+struct Samples {
+    rate: Vec<f64>,
+    p50: Vec<f64>,
+    p99: Vec<f64>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The per-run ratios of two sample series, and their median.
+fn ratio(a: &[f64], b: &[f64]) -> f64 {
+    median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+}
+
+/// Runs the plan on every target (the first must be Janus, serving both eras).
+///
+/// # Errors
+///
+/// A target that does not start, or a measurement that fails (a wrong or lost answer).
+pub fn run(targets: &[HttpTarget], plan: HttpPlan) -> io::Result<HttpReport> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let running: Vec<Running> = targets
+        .iter()
+        .map(Running::start)
+        .collect::<io::Result<_>>()?;
+    let mut samples: HashMap<(usize, &'static str, usize, usize), Samples> = HashMap::new();
+    for _ in 0..plan.runs.max(1) {
+        for &c in &plan.connections {
+            for &p in &plan.payloads {
+                let text = load::payload(p);
+                for (t, (target, server)) in targets.iter().zip(&running).enumerate() {
+                    for &era in &target.eras {
+                        let load = Load {
+                            connections: c,
+                            time: plan.time,
+                            max_requests: plan.max_requests,
+                        };
+                        let r = http_load::measure(&rt, server.addr, era, load, &text).map_err(
+                            |e| {
+                                io::Error::other(format!(
+                                    "{} {} {c} conns {p} B: {e}",
+                                    target.name,
+                                    era.name()
+                                ))
+                            },
+                        )?;
+                        let s = samples.entry((t, era.name(), c, p)).or_default();
+                        s.rate.push(r.per_sec());
+                        s.p50.push(r.latency.value_at_quantile(0.5) as f64 / 1e3);
+                        s.p99.push(r.latency.value_at_quantile(0.99) as f64 / 1e3);
+                    }
+                }
+            }
+        }
+    }
+    drop(running);
+    let mut rows = Vec::new();
+    for &c in &plan.connections {
+        for &p in &plan.payloads {
+            for (t, target) in targets.iter().enumerate() {
+                for &era in &target.eras {
+                    let s = &samples[&(t, era.name(), c, p)];
+                    // The floor speaks no era: it is compared with Janus's modern figures.
+                    let janus = samples
+                        .get(&(0, era.name(), c, p))
+                        .or_else(|| samples.get(&(0, Era::Modern.name(), c, p)));
+                    rows.push(HttpRow {
+                        target: target.name.clone(),
+                        era: era.name(),
+                        connections: c,
+                        payload: p,
+                        per_sec: median(s.rate.clone()),
+                        p50_us: median(s.p50.clone()),
+                        p99_us: median(s.p99.clone()),
+                        janus_over_this: janus.map_or(f64::NAN, |j| ratio(&j.rate, &s.rate)),
+                    });
+                }
+            }
+        }
+    }
+    let checks = checks(targets, &plan, &samples);
+    Ok(HttpReport { plan, rows, checks })
+}
+
+/// The goals of the HTTP issue, measured: Janus modern against the floor and against rmcp's
+/// stateless JSON mode at 16 and 256 connections, legacy against modern, and the latency of
+/// one connection against the floor's.
+fn checks(
+    targets: &[HttpTarget],
+    plan: &HttpPlan,
+    samples: &HashMap<(usize, &'static str, usize, usize), Samples>,
+) -> Vec<Check> {
+    let find = |prefix: &str| targets.iter().position(|t| t.name.starts_with(prefix));
+    let (modern, legacy) = (Era::Modern.name(), Era::Legacy.name());
+    let mut out = Vec::new();
+    for &p in &plan.payloads {
+        for &c in plan.connections.iter().filter(|&&c| c >= 16) {
+            let j = &samples[&(0, modern, c, p)];
+            if let Some(f) = find("floor") {
+                let m = ratio(&j.rate, &samples[&(f, modern, c, p)].rate);
+                out.push(Check {
+                    what: format!("janus modern / floor, {c} conns, {p} B"),
+                    measured: m,
+                    goal: ">= 0.8".into(),
+                    met: m >= 0.8,
+                });
+            }
+            if let Some(r) = find("rmcp 3.11 (stateless") {
+                let m = ratio(&j.rate, &samples[&(r, modern, c, p)].rate);
+                out.push(Check {
+                    what: format!("janus modern / rmcp stateless JSON, {c} conns, {p} B"),
+                    measured: m,
+                    goal: ">= 3".into(),
+                    met: m >= 3.0,
+                });
+            }
+            if let Some(l) = samples.get(&(0, legacy, c, p)) {
+                let m = ratio(&l.rate, &j.rate);
+                out.push(Check {
+                    what: format!("janus legacy / janus modern, {c} conns, {p} B"),
+                    measured: m,
+                    goal: ">= 0.9".into(),
+                    met: m >= 0.9,
+                });
+            }
+        }
+        if let (Some(f), true) = (find("floor"), plan.connections.contains(&1)) {
+            let m = ratio(
+                &samples[&(0, modern, 1, p)].p50,
+                &samples[&(f, modern, 1, p)].p50,
+            );
+            out.push(Check {
+                what: format!("janus modern p50 / floor p50, 1 conn, {p} B"),
+                measured: m,
+                goal: "<= 1.3".into(),
+                met: m <= 1.3,
+            });
+        }
+    }
+    out
+}
+
+fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+fn size(b: usize) -> String {
+    if b >= 1024 {
+        format!("{} KiB", b / 1024)
+    } else {
+        format!("{b} B")
+    }
+}
+
+impl fmt::Display for HttpReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Streamable HTTP on loopback ({} plan): echo from a hyper client over keep-alive \
+             HTTP/1.1 connections, one request in flight on each; {:.2} s per measurement; \
+             medians of {} interleaved runs. (Nx) = Janus's rate (same era) over this server's.",
+            self.plan.name,
+            self.plan.time.as_secs_f64(),
+            self.plan.runs
+        )?;
+        writeln!(f)?;
+        writeln!(f, "| conns | payload | server | era | req/s | p50 | p99 |")?;
+        writeln!(f, "|---:|---:|---|---|---:|---:|---:|")?;
+        for r in &self.rows {
+            write!(
+                f,
+                "| {} | {} | {} | {} | {}",
+                r.connections,
+                size(r.payload),
+                r.target,
+                r.era,
+                rate(r.per_sec)
+            )?;
+            if r.target != self.rows[0].target {
+                write!(f, " ({:.2}x)", r.janus_over_this)?;
+            }
+            writeln!(f, " | {:.0} us | {:.0} us |", r.p50_us, r.p99_us)?;
+        }
+        writeln!(f)?;
+        writeln!(f, "| goal, as measured in this run | ratio | goal | |")?;
+        writeln!(f, "|---|---:|---|---|")?;
+        for c in &self.checks {
+            writeln!(
+                f,
+                "| {} | {:.2}x | {} | {} |",
+                c.what,
+                c.measured,
+                c.goal,
+                if c.met { "met" } else { "NOT met" }
+            )?;
+        }
+        Ok(())
+    }
+}
