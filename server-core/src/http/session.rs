@@ -141,6 +141,9 @@ fn cancelled_ids(read: &Result<Parsed<'_>, janus_codec::Rejection<'_>>) -> Vec<I
 /// The ids a line answers (every entry's, for a batch's line); none for a notification.
 fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
     let body = line.strip_suffix(b"\n").unwrap_or(line);
+    if let Some(ids) = own_answer_id(body) {
+        return ids;
+    }
     match Parser::new().parse(body) {
         Ok(Parsed::Single(m)) => m.id().map(|id| id.to_owned()).into_iter().collect(),
         Ok(Parsed::Batch(b)) => b
@@ -152,29 +155,66 @@ fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
     }
 }
 
+/// The id of a single answer as the connection's encoder writes it (`{"jsonrpc":"2.0","id":`
+/// first, a notification `{"jsonrpc":"2.0","method":`), read from its first bytes alone: the
+/// line is the server's own, and a 64 KiB answer is not parsed again to route it. `None` for
+/// any other shape, which is parsed whole.
+fn own_answer_id(body: &[u8]) -> Option<Vec<IdBuf>> {
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","#;
+    let rest = body.strip_prefix(HEAD)?;
+    if rest.starts_with(br#""method":"#) {
+        return Some(Vec::new());
+    }
+    let token = rest.strip_prefix(br#""id":"#)?;
+    let end = match token.first()? {
+        b'"' => {
+            // A string id: to its closing quote, past escapes.
+            let mut i = 1;
+            loop {
+                match token.get(i)? {
+                    b'\\' => i += 2,
+                    b'"' => break i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => token.iter().position(|&b| b == b',')?,
+    };
+    let raw = janus_codec::RawJson::parse(std::str::from_utf8(&token[..end]).ok()?).ok()?;
+    Some(janus_codec::Id::from_json(raw).map(|id| id.to_owned()).into_iter().collect())
+}
+
 impl State {
     /// Routes what the connection wrote: each answer to the POST waiting for its id, the
     /// rest to the `GET` stream (or nowhere). Returns the lines that answer `mine`.
-    fn route(&mut self, out: &[u8], mine: Option<&mpsc::Sender<Bytes>>) -> BytesMut {
+    fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> BytesMut {
         let mut own = BytesMut::new();
-        for line in out.split_inclusive(|&b| b == b'\n') {
+        while !out.is_empty() {
+            // NB. Compact JSON holds no raw line break: each one ends a line. A single line
+            // (the usual case) moves whole, without a copy.
+            let end = memchr::memchr(b'\n', &out).map_or(out.len(), |i| i + 1);
+            let line = out.split_to(end);
             // NB. A batch's line answers every id in it: each stops waiting.
             let mut to = None;
-            for id in answered_ids(line) {
+            for id in answered_ids(&line) {
                 if let Some(tx) = self.waiting.remove(&id) {
                     to = Some(tx);
                 }
             }
             match to {
                 Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => {
-                    own.extend_from_slice(line)
+                    if own.is_empty() {
+                        own = line;
+                    } else {
+                        own.extend_from_slice(&line);
+                    }
                 }
                 Some(tx) => {
-                    let _ = tx.try_send(Bytes::copy_from_slice(line));
+                    let _ = tx.try_send(line.freeze());
                 }
                 None => {
                     if let Some(s) = &self.stream {
-                        let _ = s.try_send(sse_event(line));
+                        let _ = s.try_send(sse_event(&line));
                     }
                 }
             }
@@ -335,12 +375,13 @@ async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBo
             st.waiting.insert(id.clone(), tx.clone());
         }
         st.conn.handle_time(now_ms);
+        let cancelled = cancelled_ids(&read);
         let mut out = BytesMut::new();
         st.conn.handle_read(read, &mut out);
-        let own = st.route(&out, Some(&tx));
+        let own = st.route(out, Some(&tx));
         act(&session, &mut st, Some(&tx));
         // NB. A cancelled request is never answered: its POST stops waiting for it.
-        for id in cancelled_ids(&read_again(body)) {
+        for id in cancelled {
             st.waiting.remove(&id);
         }
         own
@@ -363,11 +404,7 @@ async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBo
         return empty(StatusCode::ACCEPTED);
     };
     if !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
-        let mut line = BytesMut::from(&first[..]);
-        if !line.ends_with(b"\n") {
-            line.extend_from_slice(b"\n");
-        }
-        return json_response(StatusCode::OK, line);
+        return json_response(StatusCode::OK, BytesMut::from(first));
     }
     let (stx, srx) = mpsc::channel(STREAM_ROOM);
     let to_event = |b: Bytes| {
@@ -394,11 +431,6 @@ async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBo
         st.routes.retain(|_, tx| !tx.is_closed());
     });
     sse_response(srx, AbortOnDrop(Vec::new()))
-}
-
-/// The body parsed again, for what `handle_read` consumed (a cancel is a small frame).
-fn read_again(body: &[u8]) -> Result<Parsed<'_>, janus_codec::Rejection<'_>> {
-    Parser::new().parse(body)
 }
 
 /// How many of `ids` still wait for their answer.
@@ -448,8 +480,42 @@ fn spawn(session: Weak<Session>, job: JobId, work: ToolFuture) -> tokio::task::A
         st.conn.handle_time(super::now_ms());
         let mut out = BytesMut::new();
         st.conn.handle_done(job, end, &mut out);
-        st.route(&out, None);
+        st.route(out, None);
         act(&session, &mut st, None);
     });
     abort
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ids the whole parse finds.
+    fn parsed_ids(line: &[u8]) -> Vec<IdBuf> {
+        match Parser::new().parse(line) {
+            Ok(Parsed::Single(m)) => m.id().map(|id| id.to_owned()).into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_short_read_of_an_answer_id_agrees_with_the_whole_parse() {
+        let lines: [&[u8]; 7] = [
+            br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":-3,"error":{"code":-32601,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","id":"a\"b\\c,d","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":"\u00e9","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1.5e3,"result":{}}"#,
+        ];
+        for line in lines {
+            let short = own_answer_id(line).expect("the encoder's shape");
+            assert_eq!(short, parsed_ids(line), "{}", String::from_utf8_lossy(line));
+        }
+        // Other shapes are left to the whole parse.
+        assert_eq!(own_answer_id(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#), None);
+        assert_eq!(own_answer_id(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#), None);
+        assert_eq!(own_answer_id(br#"{"jsonrpc":"2.0","id":"open"#), None);
+    }
 }
