@@ -92,6 +92,9 @@ pub struct HttpRow {
     pub p50_us: f64,
     /// Median p99 latency, in microseconds.
     pub p99_us: f64,
+    /// Median CPU time of the server process per request (user and system, from `/proc`),
+    /// in microseconds: what the server itself spends, whatever the load driver costs.
+    pub server_cpu_us: Option<f64>,
     /// Median over runs of Janus's rate (same era) over this target's.
     pub janus_over_this: f64,
 }
@@ -125,6 +128,7 @@ struct Samples {
     rate: Vec<f64>,
     p50: Vec<f64>,
     p99: Vec<f64>,
+    cpu: Vec<f64>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -165,6 +169,7 @@ pub fn run(targets: &[HttpTarget], plan: HttpPlan) -> io::Result<HttpReport> {
                             time: plan.time,
                             max_requests: plan.max_requests,
                         };
+                        let before = load::resources(server.pid());
                         let r = http_load::measure(&rt, server.addr, era, load, &text).map_err(
                             |e| {
                                 io::Error::other(format!(
@@ -178,6 +183,11 @@ pub fn run(targets: &[HttpTarget], plan: HttpPlan) -> io::Result<HttpReport> {
                         s.rate.push(r.per_sec());
                         s.p50.push(r.latency.value_at_quantile(0.5) as f64 / 1e3);
                         s.p99.push(r.latency.value_at_quantile(0.99) as f64 / 1e3);
+                        if let (Some(b), Some(a)) = (before, load::resources(server.pid())) {
+                            let cpu = a.cpu.saturating_sub(b.cpu);
+                            s.cpu
+                                .push(cpu.as_secs_f64() * 1e6 / r.requests.max(1) as f64);
+                        }
                     }
                 }
             }
@@ -202,6 +212,7 @@ pub fn run(targets: &[HttpTarget], plan: HttpPlan) -> io::Result<HttpReport> {
                         per_sec: median(s.rate.clone()),
                         p50_us: median(s.p50.clone()),
                         p99_us: median(s.p99.clone()),
+                        server_cpu_us: (!s.cpu.is_empty()).then(|| median(s.cpu.clone())),
                         janus_over_this: janus.map_or(f64::NAN, |j| ratio(&j.rate, &s.rate)),
                     });
                 }
@@ -236,13 +247,25 @@ fn checks(
                 });
             }
             if let Some(r) = find("rmcp 3.11 (stateless") {
-                let m = ratio(&j.rate, &samples[&(r, modern, c, p)].rate);
+                let rm = &samples[&(r, modern, c, p)];
+                let m = ratio(&j.rate, &rm.rate);
                 out.push(Check {
                     what: format!("janus modern / rmcp stateless JSON, {c} conns, {p} B"),
                     measured: m,
                     goal: ">= 3".into(),
                     met: m >= 3.0,
                 });
+                if !j.cpu.is_empty() && j.cpu.len() == rm.cpu.len() {
+                    let m = ratio(&rm.cpu, &j.cpu);
+                    out.push(Check {
+                        what: format!(
+                            "rmcp stateless JSON / janus modern server CPU per request, {c} conns, {p} B"
+                        ),
+                        measured: m,
+                        goal: ">= 3".into(),
+                        met: m >= 3.0,
+                    });
+                }
             }
             if let Some(l) = samples.get(&(0, legacy, c, p)) {
                 let m = ratio(&l.rate, &j.rate);
@@ -300,8 +323,11 @@ impl fmt::Display for HttpReport {
             self.plan.runs
         )?;
         writeln!(f)?;
-        writeln!(f, "| conns | payload | server | era | req/s | p50 | p99 |")?;
-        writeln!(f, "|---:|---:|---|---|---:|---:|---:|")?;
+        writeln!(
+            f,
+            "| conns | payload | server | era | req/s | p50 | p99 | server CPU/req |"
+        )?;
+        writeln!(f, "|---:|---:|---|---|---:|---:|---:|---:|")?;
         for r in &self.rows {
             write!(
                 f,
@@ -315,7 +341,11 @@ impl fmt::Display for HttpReport {
             if r.target != self.rows[0].target {
                 write!(f, " ({:.2}x)", r.janus_over_this)?;
             }
-            writeln!(f, " | {:.0} us | {:.0} us |", r.p50_us, r.p99_us)?;
+            write!(f, " | {:.0} us | {:.0} us |", r.p50_us, r.p99_us)?;
+            match r.server_cpu_us {
+                Some(c) => writeln!(f, " {c:.1} us |")?,
+                None => writeln!(f, " n/a |")?,
+            }
         }
         writeln!(f)?;
         writeln!(f, "| goal, as measured in this run | ratio | goal | |")?;

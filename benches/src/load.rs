@@ -220,7 +220,8 @@ pub struct Resources {
 }
 
 /// Reads a process's CPU time and peak RSS from `/proc` (Linux); `None` elsewhere.
-fn resources(pid: u32) -> Option<Resources> {
+#[must_use]
+pub fn resources(pid: u32) -> Option<Resources> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name, which is in parentheses and may hold spaces.
     let rest = &stat[stat.rfind(')')? + 2..];

@@ -545,3 +545,39 @@ async fn envelope_faults_keep_the_id_and_a_modern_initialize_is_a_removed_method
     assert_eq!(r.status, 200);
     assert!(r.header("mcp-session-id").is_some());
 }
+
+#[tokio::test]
+async fn an_inline_handler_that_sends_progress_first_answers_with_an_sse_stream() {
+    fn chatty(
+        ctx: &Ctx<'_>,
+        _: Args<'_>,
+        out: &mut janus_server_core::tools::Output<'_>,
+    ) -> Result<(), RpcError> {
+        ctx.progress(1.0, Some(2.0), Some("half"));
+        ctx.progress(2.0, Some(2.0), None);
+        out.text("done");
+        Ok(())
+    }
+    let server = Server::builder("p", "1")
+        .tool(
+            ToolSpec::new("chatty", "c", r#"{"type":"object"}"#).unwrap(),
+            chatty,
+        )
+        .build()
+        .unwrap();
+    let (addr, _stop) = start(server, HttpConfig::default()).await;
+    let r = call(addr, 4, "chatty", "{}", r#","progressToken":7"#).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let events = r.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[0]["params"]["progressToken"], 7);
+    assert_eq!(events[1]["params"]["progress"], 2);
+    assert_eq!(events[2]["id"], 4);
+    assert_eq!(events[2]["result"]["content"][0]["text"], "done");
+    // Without a progress token nothing comes first: one JSON answer.
+    let r = call(addr, 5, "chatty", "{}", "").await;
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "done");
+}

@@ -508,17 +508,33 @@ impl Inner {
         drop(notify);
         match pending {
             None if out.is_empty() => empty(StatusCode::ACCEPTED),
-            None => {
-                let status = status_of(&out);
-                json_response(status, out)
-            }
+            None => answer_now(out),
             Some(p) if p.is_background() => {
                 run_detached(p);
-                json_response(StatusCode::OK, out)
+                answer_now(out)
             }
             Some(p) => answer_later(p, tx, rx).await,
         }
     }
+}
+
+/// An answer written before the request returned: one JSON line, or (when an inline handler
+/// sent notifications first) an SSE stream of each of them and then the answer.
+fn answer_now(out: BytesMut) -> Response<McpBody> {
+    let single = memchr::memchr(b'\n', &out).is_none_or(|i| i + 1 == out.len());
+    if single {
+        let status = status_of(&out);
+        return json_response(status, out);
+    }
+    let lines: Vec<&[u8]> = out[..]
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (tx, rx) = mpsc::channel(lines.len());
+    for line in lines {
+        let _ = tx.try_send(sse_event(line));
+    }
+    sse_response(rx, AbortOnDrop(Vec::new()))
 }
 
 /// Runs a task's work to its end, apart from any request.

@@ -8,7 +8,9 @@
 //! session's `GET` stream when one is open. Unlike 2026-07-28, a closed POST stream is not a
 //! cancel: the client sends `notifications/cancelled`.
 
-use super::body::{AbortOnDrop, McpBody, empty, json_response, refuse, sse_event, sse_response};
+use super::body::{
+    AbortOnDrop, McpBody, OwnLine, empty, json_response, refuse, sse_event, sse_response,
+};
 use crate::connection::Connection;
 use crate::ctx::{JobId, Notify};
 use crate::jobs::{Action, JobEnd};
@@ -155,33 +157,22 @@ fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
     }
 }
 
-/// The id of a single answer as the connection's encoder writes it (`{"jsonrpc":"2.0","id":`
-/// first, a notification `{"jsonrpc":"2.0","method":`), read from its first bytes alone: the
-/// line is the server's own, and a 64 KiB answer is not parsed again to route it. `None` for
-/// any other shape, which is parsed whole.
+/// The id of a single answer as the connection's encoder writes it, read from its first
+/// bytes alone (`body::own_line`): a 64 KiB answer is not parsed again to route it. `None`
+/// for any other shape, which is parsed whole.
 fn own_answer_id(body: &[u8]) -> Option<Vec<IdBuf>> {
-    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","#;
-    let rest = body.strip_prefix(HEAD)?;
-    if rest.starts_with(br#""method":"#) {
-        return Some(Vec::new());
-    }
-    let token = rest.strip_prefix(br#""id":"#)?;
-    let end = match token.first()? {
-        b'"' => {
-            // A string id: to its closing quote, past escapes.
-            let mut i = 1;
-            loop {
-                match token.get(i)? {
-                    b'\\' => i += 2,
-                    b'"' => break i + 1,
-                    _ => i += 1,
-                }
-            }
+    match super::body::own_line(body)? {
+        OwnLine::Notification => Some(Vec::new()),
+        OwnLine::Answer { id, .. } => {
+            let raw = janus_codec::RawJson::parse(std::str::from_utf8(id).ok()?).ok()?;
+            Some(
+                janus_codec::Id::from_json(raw)
+                    .map(|id| id.to_owned())
+                    .into_iter()
+                    .collect(),
+            )
         }
-        _ => token.iter().position(|&b| b == b',')?,
-    };
-    let raw = janus_codec::RawJson::parse(std::str::from_utf8(&token[..end]).ok()?).ok()?;
-    Some(janus_codec::Id::from_json(raw).map(|id| id.to_owned()).into_iter().collect())
+    }
 }
 
 impl State {
@@ -514,8 +505,14 @@ mod tests {
             assert_eq!(short, parsed_ids(line), "{}", String::from_utf8_lossy(line));
         }
         // Other shapes are left to the whole parse.
-        assert_eq!(own_answer_id(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#), None);
-        assert_eq!(own_answer_id(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#), None);
+        assert_eq!(
+            own_answer_id(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
+            None
+        );
+        assert_eq!(
+            own_answer_id(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#),
+            None
+        );
         assert_eq!(own_answer_id(br#"{"jsonrpc":"2.0","id":"open"#), None);
     }
 }
