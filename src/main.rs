@@ -57,6 +57,11 @@ enum Command {
         /// Seconds a legacy HTTP session may stay idle before it expires.
         #[arg(long, default_value_t = 1800, requires = "http")]
         session_idle_secs: u64,
+        /// The most HTTP requests waiting for asynchronous work plus SSE streams open at once
+        /// (more: 503 with Retry-After).
+        #[arg(long, default_value_t = janus_server_core::http::DEFAULT_MAX_STREAMS, requires = "http",
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        max_streams: usize,
         /// The longest line accepted, in bytes.
         #[arg(long, default_value_t = janus_codec::DEFAULT_MAX_FRAME_LEN)]
         max_frame_len: usize,
@@ -130,6 +135,7 @@ fn main() -> ExitCode {
             node_id,
             max_sessions,
             session_idle_secs,
+            max_streams,
             max_frame_len,
             max_in_flight,
             max_queued_bytes,
@@ -161,6 +167,7 @@ fn main() -> ExitCode {
                         node_id,
                         max_sessions,
                         session_idle: std::time::Duration::from_secs(session_idle_secs),
+                        max_streams,
                     },
                 )
             });

@@ -581,3 +581,29 @@ async fn an_inline_handler_that_sends_progress_first_answers_with_an_sse_stream(
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(r.json()["result"]["content"][0]["text"], "done");
 }
+
+#[tokio::test]
+async fn past_the_cap_of_open_streams_a_waiting_request_gets_503() {
+    let (addr, _stop) = start(
+        demo::server(),
+        HttpConfig {
+            max_streams: 1,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let first = tokio::spawn(async move { call(addr, 1, "sleep", r#"{"ms":400}"#, "").await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = call(addr, 2, "sleep", r#"{"ms":1}"#, "").await;
+    assert_eq!(r.status, 503);
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("Too many"));
+    // An answer that is ready at once waits for nothing: it is served.
+    let r = call(addr, 3, "echo", r#"{"text":"still"}"#, "").await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "still");
+    let r = first.await.unwrap();
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 400 ms");
+    // The place is given back.
+    let r = call(addr, 4, "sleep", r#"{"ms":1}"#, "").await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 1 ms");
+}

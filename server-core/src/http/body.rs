@@ -7,6 +7,8 @@ use http_body::{Body, Frame};
 use janus_codec::{Parser, encode};
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
@@ -24,6 +26,8 @@ enum BodyKind {
         keep_alive: tokio::time::Interval,
         /// Stops the request's work when the stream is dropped (the client went away).
         _work: AbortOnDrop,
+        /// Its place among the endpoint's open streams.
+        _permit: Option<StreamPermit>,
     },
 }
 
@@ -100,6 +104,55 @@ impl Body for McpBody {
             BodyKind::Stream { .. } => http_body::SizeHint::default(),
         }
     }
+}
+
+/// The count of the endpoint's open streams: requests that wait for asynchronous work and
+/// SSE streams, against a cap.
+#[derive(Debug)]
+pub(super) struct Streams {
+    open: AtomicUsize,
+    max: usize,
+}
+
+impl Streams {
+    pub(super) fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            open: AtomicUsize::new(0),
+            max,
+        })
+    }
+
+    /// A place for one more stream, `None` at the cap.
+    pub(super) fn try_open(self: &Arc<Self>) -> Option<StreamPermit> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| StreamPermit(Arc::clone(self)))
+    }
+}
+
+/// One open stream; its place is given back when dropped.
+#[derive(Debug)]
+pub(super) struct StreamPermit(Arc<Streams>);
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `503` for a request past the cap of open streams, with `Retry-After: 1`.
+pub(super) fn too_many_streams() -> Response<McpBody> {
+    let mut r = refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        janus_codec::INTERNAL_ERROR,
+        "Too many open streams: retry later",
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
 /// Aborts tasks when dropped.
@@ -224,7 +277,11 @@ pub(super) fn sse_event(line: &[u8]) -> Bytes {
     e.freeze()
 }
 
-pub(super) fn sse_response(events: mpsc::Receiver<Bytes>, work: AbortOnDrop) -> Response<McpBody> {
+pub(super) fn sse_response(
+    events: mpsc::Receiver<Bytes>,
+    work: AbortOnDrop,
+    permit: Option<StreamPermit>,
+) -> Response<McpBody> {
     let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.reset();
     let mut r = Response::new(McpBody {
@@ -232,6 +289,7 @@ pub(super) fn sse_response(events: mpsc::Receiver<Bytes>, work: AbortOnDrop) -> 
             events,
             keep_alive,
             _work: work,
+            _permit: permit,
         },
     });
     let h = r.headers_mut();

@@ -56,7 +56,10 @@ use crate::jobs::JobEnd;
 use crate::serve::Shutdown;
 use crate::server::Server;
 use crate::stateless::{Pending, Stateless};
-use body::{AbortOnDrop, empty, json_response, refuse, sse_event, sse_response, status_of};
+use body::{
+    AbortOnDrop, StreamPermit, Streams, empty, json_response, refuse, sse_event, sse_response,
+    status_of, too_many_streams,
+};
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body::Body;
@@ -79,6 +82,8 @@ pub const DEFAULT_PATH: &str = "/mcp";
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 /// How often an open SSE stream gets a keep-alive comment.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The default cap of open streams (`HttpConfig::max_streams`).
+pub const DEFAULT_MAX_STREAMS: usize = 10_000;
 /// The header-mismatch code of 2026-07-28 (`-32020`).
 pub const HEADER_MISMATCH: i32 = -32020;
 
@@ -100,6 +105,9 @@ pub struct HttpConfig {
     pub max_sessions: usize,
     /// How long a legacy session may stay idle before it expires.
     pub session_idle: Duration,
+    /// The most requests waiting for asynchronous work plus SSE streams open at once, over
+    /// the whole endpoint (more: `503` with `Retry-After`).
+    pub max_streams: usize,
 }
 
 impl Default for HttpConfig {
@@ -112,6 +120,7 @@ impl Default for HttpConfig {
             node_id: None,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle: DEFAULT_IDLE,
+            max_streams: DEFAULT_MAX_STREAMS,
         }
     }
 }
@@ -126,6 +135,7 @@ pub struct McpService {
 struct Inner {
     stateless: Stateless,
     sessions: session::Sessions,
+    streams: Arc<Streams>,
     config: HttpConfig,
 }
 
@@ -134,6 +144,7 @@ impl McpService {
     #[must_use]
     pub fn new(server: Arc<Server>, config: HttpConfig) -> Self {
         let node = config.node_id.clone().unwrap_or_else(session::random_node);
+        let streams = Streams::new(config.max_streams);
         Self {
             inner: Arc::new(Inner {
                 stateless: Stateless::new(Arc::clone(&server)),
@@ -142,7 +153,9 @@ impl McpService {
                     node,
                     config.max_sessions,
                     config.session_idle,
+                    Arc::clone(&streams),
                 ),
+                streams,
                 config,
             }),
         }
@@ -513,7 +526,11 @@ impl Inner {
                 run_detached(p);
                 answer_now(out)
             }
-            Some(p) => answer_later(p, tx, rx).await,
+            Some(p) => match self.streams.try_open() {
+                Some(permit) => answer_later(p, tx, rx, permit).await,
+                // NB. The work never started: dropping it is all there is to undo.
+                None => too_many_streams(),
+            },
         }
     }
 }
@@ -534,7 +551,7 @@ fn answer_now(out: BytesMut) -> Response<McpBody> {
     for line in lines {
         let _ = tx.try_send(sse_event(line));
     }
-    sse_response(rx, AbortOnDrop(Vec::new()))
+    sse_response(rx, AbortOnDrop(Vec::new()), None)
 }
 
 /// Runs a task's work to its end, apart from any request.
@@ -556,6 +573,7 @@ async fn answer_later(
     mut p: Pending,
     notes: mpsc::Sender<Bytes>,
     mut events: mpsc::Receiver<Bytes>,
+    permit: StreamPermit,
 ) -> Response<McpBody> {
     let Some(work) = p.take_work() else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
@@ -605,7 +623,7 @@ async fn answer_later(
                 }
             });
             guard.0.push(forward.abort_handle());
-            sse_response(rx, guard)
+            sse_response(rx, guard, Some(permit))
         }
         Some(line) = done_rx.recv() => {
             json_response(status_of(&line), line)

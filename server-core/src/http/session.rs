@@ -9,7 +9,8 @@
 //! cancel: the client sends `notifications/cancelled`.
 
 use super::body::{
-    AbortOnDrop, McpBody, OwnLine, empty, json_response, refuse, sse_event, sse_response,
+    AbortOnDrop, McpBody, OwnLine, Streams, empty, json_response, refuse, sse_event, sse_response,
+    too_many_streams,
 };
 use crate::connection::Connection;
 use crate::ctx::{JobId, Notify};
@@ -40,6 +41,7 @@ pub(super) struct Sessions {
     max: usize,
     idle: Duration,
     map: Mutex<HashMap<String, Arc<Session>>>,
+    streams: Arc<Streams>,
 }
 
 #[derive(Debug)]
@@ -215,8 +217,15 @@ impl State {
 }
 
 impl Sessions {
-    pub(super) fn new(server: Arc<Server>, node: String, max: usize, idle: Duration) -> Self {
+    pub(super) fn new(
+        server: Arc<Server>,
+        node: String,
+        max: usize,
+        idle: Duration,
+        streams: Arc<Streams>,
+    ) -> Self {
         Self {
+            streams,
             server,
             node,
             max,
@@ -277,7 +286,7 @@ impl Sessions {
         let Some(session) = self.get(&id, now_ms) else {
             return empty(StatusCode::NOT_FOUND);
         };
-        let mut r = post(session, body, now_ms).await;
+        let mut r = post(session, body, now_ms, &self.streams).await;
         if r.status() == StatusCode::OK
             && let Ok(v) = HeaderValue::from_str(&id)
         {
@@ -312,7 +321,7 @@ impl Sessions {
                 "Unsupported MCP-Protocol-Version header",
             );
         }
-        post(session, body, now_ms).await
+        post(session, body, now_ms, &self.streams).await
     }
 
     /// `GET`: the session's server-to-client stream, one at a time.
@@ -332,9 +341,12 @@ impl Sessions {
                 "This session's stream is already open",
             );
         }
+        let Some(permit) = self.streams.try_open() else {
+            return too_many_streams();
+        };
         let (tx, rx) = mpsc::channel(STREAM_ROOM);
         st.stream = Some(tx);
-        sse_response(rx, AbortOnDrop(Vec::new()))
+        sse_response(rx, AbortOnDrop(Vec::new()), Some(permit))
     }
 
     /// `DELETE`: ends the session (its work is dropped).
@@ -356,9 +368,23 @@ impl Sessions {
 }
 
 /// Serves one POST body on a session.
-async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBody> {
+async fn post(
+    session: Arc<Session>,
+    body: &[u8],
+    now_ms: u64,
+    streams: &Arc<Streams>,
+) -> Response<McpBody> {
     let read = Parser::new().parse(body);
     let ids = request_ids(&read);
+    // NB. A POST with requests holds a place while it waits; past the cap nothing starts.
+    let permit = if ids.is_empty() {
+        None
+    } else {
+        match streams.try_open() {
+            Some(p) => Some(p),
+            None => return too_many_streams(),
+        }
+    };
     let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM);
     let own = {
         let mut st = lock(&session.state);
@@ -421,7 +447,7 @@ async fn post(session: Arc<Session>, body: &[u8], now_ms: u64) -> Response<McpBo
         let mut st = lock(&session2.state);
         st.routes.retain(|_, tx| !tx.is_closed());
     });
-    sse_response(srx, AbortOnDrop(Vec::new()))
+    sse_response(srx, AbortOnDrop(Vec::new()), permit)
 }
 
 /// How many of `ids` still wait for their answer.
