@@ -597,7 +597,12 @@ async fn past_the_cap_of_open_streams_a_waiting_request_gets_503() {
     let r = call(addr, 2, "sleep", r#"{"ms":1}"#, "").await;
     assert_eq!(r.status, 503);
     assert_eq!(r.header("retry-after"), Some("1"));
-    assert!(r.json()["error"]["message"].as_str().unwrap().contains("Too many"));
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Too many")
+    );
     // An answer that is ready at once waits for nothing: it is served.
     let r = call(addr, 3, "echo", r#"{"text":"still"}"#, "").await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "still");
@@ -606,4 +611,38 @@ async fn past_the_cap_of_open_streams_a_waiting_request_gets_503() {
     // The place is given back.
     let r = call(addr, 4, "sleep", r#"{"ms":1}"#, "").await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "slept 1 ms");
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_utf8_or_streams_past_the_cap_is_refused() {
+    let (addr, _stop) = start(
+        demo::server(),
+        HttpConfig {
+            max_body: 1024,
+            ..HttpConfig::default()
+        },
+    )
+    .await;
+    let body: &[u8] =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}";
+    let mut bad = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    bad.extend_from_slice(body);
+    let r = http_client::raw_request(addr, &bad).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], -32700);
+    // A chunked body declares no length: the cap is enforced as it streams in.
+    let mut chunked = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+    for _ in 0..3 {
+        chunked.extend_from_slice(b"200\r\n");
+        chunked.extend_from_slice(&[b' '; 0x200]);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let r = http_client::raw_request(addr, &chunked).await;
+    assert_eq!(r.status, 413);
+    assert!(r.json()["error"]["code"].is_i64());
 }

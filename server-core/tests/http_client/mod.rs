@@ -60,7 +60,6 @@ pub(crate) async fn request(
     headers: &[(&str, &str)],
     body: &str,
 ) -> Reply {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut text = format!(
         "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: {}\r\n",
         body.len()
@@ -70,7 +69,14 @@ pub(crate) async fn request(
     }
     text.push_str("\r\n");
     text.push_str(body);
-    s.write_all(text.as_bytes()).await.unwrap();
+    raw_request(addr, text.as_bytes()).await
+}
+
+/// Sends `bytes` (a whole request, head and body, as given) on a new connection and reads the
+/// answer until the server closes it.
+pub(crate) async fn raw_request(addr: SocketAddr, bytes: &[u8]) -> Reply {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(bytes).await.unwrap();
     let mut raw = Vec::new();
     timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
         .await
