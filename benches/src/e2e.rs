@@ -505,7 +505,8 @@ impl Report {
         s
     }
 
-    /// Writes `report.json` and `chart.svg` into `dir`; returns their paths.
+    /// Writes `report.json`, `chart.svg` and (with the HTTP comparison) `chart-http.svg` into
+    /// `dir`; returns their paths.
     ///
     /// # Errors
     ///
@@ -519,6 +520,12 @@ impl Report {
             serde_json::to_vec_pretty(self).map_err(io::Error::other)?,
         )?;
         std::fs::write(&svg, self.svg())?;
-        Ok(vec![json, svg])
+        let mut paths = vec![json, svg];
+        if let Some(h) = &self.http {
+            let http_svg = dir.join("chart-http.svg");
+            std::fs::write(&http_svg, h.svg())?;
+            paths.push(http_svg);
+        }
+        Ok(paths)
     }
 }

@@ -363,3 +363,82 @@ impl fmt::Display for HttpReport {
         Ok(())
     }
 }
+
+impl HttpReport {
+    /// An SVG chart: requests/s (log scale) by connections and payload, one bar per server
+    /// and era.
+    #[must_use]
+    pub fn svg(&self) -> String {
+        let colors = [
+            "#1f77b4", "#aec7e8", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+        ];
+        let mut series: Vec<(&str, &str)> = Vec::new();
+        for r in &self.rows {
+            if !series.contains(&(r.target.as_str(), r.era)) {
+                series.push((r.target.as_str(), r.era));
+            }
+        }
+        let (w, h) = (900.0_f64, 460.0_f64);
+        let mut s = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">"#
+        );
+        s.push_str(r#"<rect width="100%" height="100%" fill="white"/>"#);
+        s.push_str(r#"<text x="10" y="18" font-size="14">Streamable HTTP echo, requests/s (log scale), by connections and payload</text>"#);
+        let groups: Vec<(usize, usize)> = self
+            .plan
+            .connections
+            .iter()
+            .flat_map(|&c| self.plan.payloads.iter().map(move |&p| (c, p)))
+            .collect();
+        let group_w = (w - 60.0) / groups.len().max(1) as f64;
+        let (top, plot_h) = (30.0, h - 160.0);
+        let y_of = |v: f64| {
+            let lv = v.max(1.0).log10().clamp(2.0, 6.0);
+            top + plot_h * (1.0 - (lv - 2.0) / 4.0)
+        };
+        for dec in 2..=6 {
+            let y = y_of(10f64.powi(dec));
+            s.push_str(&format!(
+                r##"<line x1="50" x2="{w}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="5" y="{:.1}">1e{dec}</text>"##,
+                y + 4.0
+            ));
+        }
+        let bw = (group_w - 10.0) / series.len().max(1) as f64;
+        for (g, &(c, p)) in groups.iter().enumerate() {
+            let x0 = 55.0 + g as f64 * group_w;
+            for (b, &(target, era)) in series.iter().enumerate() {
+                let Some(row) = self.rows.iter().find(|r| {
+                    r.target == target && r.era == era && r.connections == c && r.payload == p
+                }) else {
+                    continue;
+                };
+                let y = y_of(row.per_sec);
+                s.push_str(&format!(
+                    r#"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{target} {era}, {c} conns, {}: {:.0} req/s</title></rect>"#,
+                    x0 + b as f64 * bw,
+                    (bw - 1.0).max(1.0),
+                    top + plot_h - y,
+                    colors[b % colors.len()],
+                    size(p),
+                    row.per_sec
+                ));
+            }
+            s.push_str(&format!(
+                r#"<text x="{x0:.1}" y="{:.1}">{c} conns, {}</text>"#,
+                top + plot_h + 14.0,
+                size(p)
+            ));
+        }
+        let legend_y = h - 110.0;
+        for (b, (target, era)) in series.iter().enumerate() {
+            s.push_str(&format!(
+                r#"<rect x="60" y="{:.1}" width="10" height="10" fill="{}"/><text x="76" y="{:.1}">{target} ({era})</text>"#,
+                legend_y + b as f64 * 15.0,
+                colors[b % colors.len()],
+                legend_y + 9.0 + b as f64 * 15.0,
+            ));
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}

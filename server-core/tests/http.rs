@@ -646,3 +646,43 @@ async fn a_body_that_is_not_utf8_or_streams_past_the_cap_is_refused() {
     assert_eq!(r.status, 413);
     assert!(r.json()["error"]["code"].is_i64());
 }
+
+#[tokio::test]
+async fn http2_without_tls_is_served_too() {
+    use http_body_util::BodyExt as _;
+    let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut send, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .expect("an HTTP/2 connection with prior knowledge");
+    tokio::spawn(conn);
+    // Several requests at once on the one connection, each its own stream.
+    let mut answers = Vec::new();
+    for id in 1..=4 {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"h2 {id}"}},{ENV}}}}}"#
+        );
+        let req = http::Request::post(format!("http://{addr}/mcp"))
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "echo")
+            .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+            .unwrap();
+        answers.push(send.send_request(req));
+    }
+    for (i, answer) in answers.into_iter().enumerate() {
+        let r = timeout(Duration::from_secs(10), answer)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.version(), http::Version::HTTP_2);
+        let body = r.into_body().collect().await.unwrap().to_bytes();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["result"]["content"][0]["text"], format!("h2 {}", i + 1));
+    }
+}
