@@ -24,7 +24,10 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+mod surface_wire;
 mod tasks_wire;
+
+pub use surface_wire::RESOURCE_NOT_FOUND;
 
 pub use tasks_wire::LIMIT_REACHED;
 
@@ -378,7 +381,11 @@ impl Connection {
             (Some(ProtocolVersion::V2025_11_25), m) if m.starts_with("tasks/") => {
                 self.legacy_tasks(id, msg, out, slot);
             }
-            (Some(_), _) => wire::write_method_not_found(out, id, method),
+            (Some(v), _) => {
+                if !self.surface(id, msg, Shape::new(v), out) {
+                    wire::write_method_not_found(out, id, method);
+                }
+            }
         }
     }
 
@@ -404,8 +411,8 @@ impl Connection {
         self.session = Session {
             capabilities: owned("capabilities"),
             client_info: owned("clientInfo"),
-            // NB. `logging/setLevel` is not served yet: no log records on legacy
-            // sessions.
+            // NB. Until `logging/setLevel`, no log records (the specification leaves the
+            // default to the server).
             log_level: None,
         };
         self.state = State::Legacy(Some(version));
@@ -457,7 +464,11 @@ impl Connection {
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 self.modern_tasks(id, msg, shape, out);
             }
-            _ => wire::write_method_not_found(out, id, method),
+            _ => {
+                if !self.surface(id, msg, shape, out) {
+                    wire::write_method_not_found(out, id, method);
+                }
+            }
         }
     }
 

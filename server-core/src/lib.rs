@@ -8,6 +8,8 @@
 //!   never change are encoded once.
 //! - [`tools`]: the two kinds of handler (inline, or a future), their [`Ctx`], arguments and
 //!   results with every [`content`] type; [`Json`] is JSON text checked where it is given.
+//! - [`prompts`], [`resources`] and [`complete`]: the rest of the server surface, served in
+//!   both eras (`prompts/*`, `resources/*`, `completion/complete`).
 //! - [`stateless`]: one modern request in, its notifications and answer out, with no
 //!   connection (what streamable HTTP serves each modern POST with).
 //! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
@@ -37,6 +39,7 @@
 //! - `serde`: typed tools (`typed`, `ServerBuilder::typed_tool`):
 //!   arguments and results as Rust types, their JSON Schemas generated with schemars.
 
+pub mod complete;
 pub mod connection;
 pub mod content;
 pub mod ctx;
@@ -45,6 +48,8 @@ pub mod demo;
 pub mod http;
 pub mod jobs;
 pub mod json;
+pub mod prompts;
+pub mod resources;
 pub mod server;
 pub mod stateless;
 pub mod tasks;

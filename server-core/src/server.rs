@@ -1,6 +1,9 @@
 //! The server's configuration, shared by all connections: identity, tools, and the parts of
 //! every answer that do not change (pre-encoded once, per protocol revision).
 
+use crate::complete::Complete;
+use crate::prompts::{Prompt, PromptSpec};
+use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, TemplateSpec};
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::wire::{self, Shape};
 use bytes::BytesMut;
@@ -21,6 +24,70 @@ struct Entry {
     param_headers: Vec<(String, String)>,
 }
 
+/// What a completion is registered for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CompletionRef {
+    /// An argument of the prompt of this name.
+    Prompt(String),
+    /// A variable of the resource template with this URI template.
+    Template(String),
+}
+
+/// The server's prompts, resources, templates and completions.
+#[derive(Default)]
+pub(crate) struct Surface {
+    pub(crate) prompts: Vec<(PromptSpec, Box<dyn Prompt>)>,
+    pub(crate) resources: Vec<(ResourceSpec, Box<dyn ReadResource>)>,
+    pub(crate) templates: Vec<(TemplateSpec, Box<dyn ReadTemplate>)>,
+    pub(crate) completions: Vec<(CompletionRef, String, Box<dyn Complete>)>,
+}
+
+impl Surface {
+    pub(crate) fn prompt(&self, name: &str) -> Option<&(PromptSpec, Box<dyn Prompt>)> {
+        self.prompts.iter().find(|(s, _)| s.name == name)
+    }
+
+    pub(crate) fn completion(&self, r: &CompletionRef, argument: &str) -> Option<&dyn Complete> {
+        self.completions
+            .iter()
+            .find(|(to, arg, _)| to == r && arg == argument)
+            .map(|(_, _, h)| &**h)
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+}
+
+/// The capabilities object of each era, as JSON text.
+fn capabilities(surface: &Surface, legacy_tasks: bool, modern: bool) -> String {
+    let mut c = String::from(r#"{"tools":{"listChanged":false}"#);
+    if !surface.prompts.is_empty() {
+        c.push_str(r#","prompts":{"listChanged":false}"#);
+    }
+    if surface.has_resources() {
+        c.push_str(if modern {
+            r#","resources":{"listChanged":false}"#
+        } else {
+            r#","resources":{"subscribe":true,"listChanged":false}"#
+        });
+    }
+    if !surface.completions.is_empty() {
+        c.push_str(r#","completions":{}"#);
+    }
+    // NB. Legacy sessions set their level with `logging/setLevel`; a modern request names its
+    // own in `_meta`: both are served by every server.
+    c.push_str(r#","logging":{}"#);
+    if legacy_tasks {
+        c.push_str(r#","tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}"#);
+    }
+    if modern {
+        c.push_str(r#","extensions":{"io.modelcontextprotocol/tasks":{}}"#);
+    }
+    c.push('}');
+    c
+}
+
 /// A configured server: build it with [`Server::builder`], share it with `Arc` between
 /// connections.
 pub struct Server {
@@ -38,6 +105,10 @@ pub struct Server {
     /// Per revision (in `ProtocolVersion::KNOWN` order), per page: the tools, encoded and
     /// joined with commas.
     pages: Vec<Vec<String>>,
+    pub(crate) surface: Surface,
+    /// The capabilities of `initialize` before 2025-11-25, of 2025-11-25 (with tasks), and of
+    /// `server/discover`.
+    pub(crate) caps: [String; 3],
 }
 
 impl std::fmt::Debug for Server {
@@ -60,9 +131,69 @@ pub struct ServerBuilder {
     ttl_ms: u64,
     /// The first spec that failed its check, reported by [`ServerBuilder::build`].
     error: Option<SpecError>,
+    surface: Surface,
 }
 
 impl ServerBuilder {
+    /// Adds a prompt. A later prompt with the same name replaces the earlier one.
+    #[must_use]
+    pub fn prompt(mut self, spec: PromptSpec, handler: impl Prompt) -> Self {
+        self.surface.prompts.retain(|(s, _)| s.name != spec.name);
+        self.surface.prompts.push((spec, Box::new(handler)));
+        self
+    }
+
+    /// Adds a direct resource. A later one with the same URI replaces the earlier one.
+    #[must_use]
+    pub fn resource(mut self, spec: ResourceSpec, handler: impl ReadResource) -> Self {
+        self.surface.resources.retain(|(s, _)| s.uri != spec.uri);
+        self.surface.resources.push((spec, Box::new(handler)));
+        self
+    }
+
+    /// Adds a resource template; a URI that no direct resource names is read by the first
+    /// template that matches it.
+    #[must_use]
+    pub fn resource_template(mut self, spec: TemplateSpec, handler: impl ReadTemplate) -> Self {
+        self.surface
+            .templates
+            .retain(|(s, _)| s.uri_template != spec.uri_template);
+        self.surface.templates.push((spec, Box::new(handler)));
+        self
+    }
+
+    /// Completes argument `argument` of prompt `prompt`.
+    #[must_use]
+    pub fn complete_prompt_argument(
+        mut self,
+        prompt: &str,
+        argument: &str,
+        handler: impl Complete,
+    ) -> Self {
+        self.surface.completions.push((
+            CompletionRef::Prompt(prompt.to_owned()),
+            argument.to_owned(),
+            Box::new(handler),
+        ));
+        self
+    }
+
+    /// Completes variable `variable` of the resource template `uri_template`.
+    #[must_use]
+    pub fn complete_template_variable(
+        mut self,
+        uri_template: &str,
+        variable: &str,
+        handler: impl Complete,
+    ) -> Self {
+        self.surface.completions.push((
+            CompletionRef::Template(uri_template.to_owned()),
+            variable.to_owned(),
+            Box::new(handler),
+        ));
+        self
+    }
+
     /// Sets a human title for the server.
     #[must_use]
     pub fn title(mut self, title: &str) -> Self {
@@ -216,6 +347,12 @@ impl ServerBuilder {
             ttl_ms: self.ttl_ms,
             stamps,
             pages,
+            caps: [
+                capabilities(&self.surface, false, false),
+                capabilities(&self.surface, true, false),
+                capabilities(&self.surface, false, true),
+            ],
+            surface: self.surface,
         }))
     }
 }
@@ -247,6 +384,7 @@ impl Server {
             page_size: DEFAULT_PAGE_SIZE,
             ttl_ms: DEFAULT_TTL_MS,
             error: None,
+            surface: Surface::default(),
         }
     }
 
@@ -301,6 +439,25 @@ impl Server {
     pub const fn page_size(&self) -> usize {
         self.page_size
     }
+}
+
+/// The bounds of the page a cursor names in a list of `len` items, and the next page's
+/// cursor: `None` when the cursor is not one this server minted.
+pub(crate) fn page_bounds(
+    len: usize,
+    page_size: usize,
+    cursor: Option<&str>,
+) -> Option<(usize, usize, Option<String>)> {
+    let page = match cursor {
+        None => 0,
+        Some(c) => decode_cursor(c)?,
+    };
+    let start = page.checked_mul(page_size)?;
+    if page > 0 && start >= len {
+        return None;
+    }
+    let end = start.saturating_add(page_size).min(len);
+    Some((start, end, (end < len).then(|| encode_cursor(page + 1))))
 }
 
 /// Cursors are opaque to clients: a page number behind a fixed prefix.

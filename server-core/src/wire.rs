@@ -94,7 +94,7 @@ pub(crate) fn end_result(out: &mut BytesMut, server: &Server, shape: Shape, kind
 }
 
 /// `,"ttlMs":N,"cacheScope":"public"` of modern list and discover results.
-fn write_cache_hints(out: &mut BytesMut, server: &Server) {
+pub(crate) fn write_cache_hints(out: &mut BytesMut, server: &Server) {
     out.extend_from_slice(br#","ttlMs":"#);
     encode::write_i64(out, i64::try_from(server.ttl_ms).unwrap_or(i64::MAX));
     out.extend_from_slice(br#","cacheScope":"public""#);
@@ -318,11 +318,8 @@ pub(crate) fn write_initialize(out: &mut BytesMut, server: &Server, version: Pro
     let mut w = JsonWriter::new(out);
     w.begin_object();
     w.key("protocolVersion").str(version.as_str());
-    w.key("capabilities").raw(if version == ProtocolVersion::V2025_11_25 {
-        r#"{"tools":{"listChanged":false},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}"#
-    } else {
-        r#"{"tools":{"listChanged":false}}"#
-    });
+    w.key("capabilities")
+        .raw(&server.caps[usize::from(version == ProtocolVersion::V2025_11_25)]);
     w.key("serverInfo").raw(info);
     if let Some(i) = &server.instructions {
         w.key("instructions").str(i);
@@ -339,9 +336,8 @@ pub(crate) fn write_discover(out: &mut BytesMut, server: &Server) {
         }
         encode::write_str(out, v.as_str());
     }
-    out.extend_from_slice(
-        br#"],"capabilities":{"tools":{"listChanged":false},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
-    );
+    out.extend_from_slice(br#"],"capabilities":"#);
+    out.extend_from_slice(server.caps[2].as_bytes());
     if let Some(i) = &server.instructions {
         out.extend_from_slice(br#","instructions":"#);
         encode::write_str(out, i);

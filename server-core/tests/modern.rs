@@ -141,6 +141,7 @@ fn server_discover_has_its_shape() {
             "supportedVersions": ["2026-07-28"],
             "capabilities": {
                 "tools": {"listChanged": false},
+                "logging": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}
             },
             "ttlMs": 60_000,

@@ -1,0 +1,464 @@
+//! Prompts, resources, completions and legacy logging on a connection: each request answered
+//! inline, in the shape of its revision (titles from 2025-06-18; `resultType`, the server
+//! info stamp and caching hints from 2026-07-28).
+
+use super::Connection;
+use crate::complete::{CompletionRequest, MAX_VALUES};
+use crate::content::ResourceBody;
+use crate::ctx::{Ctx, LogLevel};
+use crate::json::RpcError;
+use crate::prompts::{PromptArgs, PromptMessages};
+use crate::resources::Contents;
+use crate::server::{CompletionRef, page_bounds};
+use crate::wire::{self, ResultType, Shape};
+use bytes::{BufMut, BytesMut};
+use janus_codec::encode::{self, JsonWriter};
+use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// The legacy code of a resource that is not found.
+pub const RESOURCE_NOT_FOUND: i32 = -32002;
+
+/// Runs a handler; a panic is `-32603` with nothing of its cause.
+fn guarded<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(RpcError::internal()))
+}
+
+fn invalid(out: &mut BytesMut, id: Id<'_>, message: &str) {
+    encode::write_error(out, Some(id), INVALID_PARAMS, message, None);
+}
+
+/// The string `key` of the params, or an `-32602` naming it.
+fn required_string(
+    msg: &Message<'_>,
+    key: &str,
+    method: &str,
+    out: &mut BytesMut,
+    id: Id<'_>,
+) -> Option<String> {
+    let v = msg.param(key).and_then(RawJson::as_string);
+    if v.is_none() {
+        invalid(
+            out,
+            id,
+            &format!("Invalid params: {method} needs a string {key}"),
+        );
+    }
+    v.map(std::borrow::Cow::into_owned)
+}
+
+/// The cursor of a list request (`Err` when it is there and not a string).
+fn cursor(msg: &Message<'_>) -> Result<Option<String>, ()> {
+    match msg.param("cursor") {
+        None => Ok(None),
+        Some(c) if c.is_null() => Ok(None),
+        Some(c) => c.as_string().map(|s| Some(s.into_owned())).ok_or(()),
+    }
+}
+
+/// `"name":...,"title":...,"description":...` members, `title` only where the revision has it.
+fn write_named(
+    w: &mut JsonWriter<'_>,
+    shape: Shape,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.key("name").str(name);
+    if let (true, Some(t)) = (shape.structured(), title) {
+        w.key("title").str(t);
+    }
+    if let Some(d) = description {
+        w.key("description").str(d);
+    }
+}
+
+impl Connection {
+    /// Serves `method` if it is one of the surface's; false when it is not.
+    pub(super) fn surface(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+    ) -> bool {
+        // NB. A server serves only what its capabilities announce: without prompts, say,
+        // `prompts/list` is an unknown method.
+        let s = &self.server.surface;
+        let served = match msg.method() {
+            m if m.starts_with("prompts/") => !s.prompts.is_empty(),
+            m if m.starts_with("resources/") => s.has_resources(),
+            "completion/complete" => !s.completions.is_empty(),
+            _ => true,
+        };
+        if !served {
+            return false;
+        }
+        match msg.method() {
+            "prompts/list" => self.prompts_list(id, msg, shape, out),
+            "prompts/get" => self.prompts_get(id, msg, shape, out),
+            "resources/list" => self.resources_list(id, msg, shape, out, false),
+            "resources/templates/list" => self.resources_list(id, msg, shape, out, true),
+            "resources/read" => self.resources_read(id, msg, shape, out),
+            "completion/complete" => self.complete(id, msg, shape, out),
+            // The legacy era's own methods: 2026-07-28 removed them.
+            "logging/setLevel" if !shape.modern() => self.set_level(id, msg, out),
+            "resources/subscribe" | "resources/unsubscribe" if !shape.modern() => {
+                if required_string(msg, "uri", msg.method(), out, id).is_some() {
+                    // NB. Nothing changes at run time yet: a subscription is acknowledged and
+                    // no `notifications/resources/updated` follows.
+                    encode::write_result(out, id, "{}");
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn set_level(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
+        let level = msg
+            .param("level")
+            .and_then(RawJson::as_string)
+            .and_then(|l| LogLevel::from_wire(&l));
+        match level {
+            Some(l) => {
+                self.session.log_level = Some(l);
+                encode::write_result(out, id, "{}");
+            }
+            None => invalid(out, id, "Invalid params: level must be a syslog level name"),
+        }
+    }
+
+    fn prompts_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let server = &self.server;
+        let prompts = &server.surface.prompts;
+        let Some((start, end, next)) = cursor(msg)
+            .ok()
+            .and_then(|c| page_bounds(prompts.len(), server.page_size(), c.as_deref()))
+        else {
+            invalid(out, id, "Invalid cursor");
+            return;
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"prompts":["#);
+        for (i, (spec, _)) in prompts[start..end].iter().enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            let mut w = JsonWriter::new(out);
+            w.begin_object();
+            write_named(
+                &mut w,
+                shape,
+                &spec.name,
+                spec.title.as_deref(),
+                spec.description.as_deref(),
+            );
+            if !spec.arguments.is_empty() {
+                w.key("arguments").begin_array();
+                for a in &spec.arguments {
+                    w.begin_object().key("name").str(&a.name);
+                    if let Some(d) = &a.description {
+                        w.key("description").str(d);
+                    }
+                    w.key("required").bool(a.required).end_object();
+                }
+                w.end_array();
+            }
+            w.end_object();
+        }
+        end_list(out, server, shape, next.as_deref());
+        encode::end_message(out);
+    }
+
+    fn prompts_get(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let Some(name) = required_string(msg, "name", "prompts/get", out, id) else {
+            return;
+        };
+        let server = &self.server;
+        let Some((spec, handler)) = server.surface.prompt(&name) else {
+            invalid(out, id, &format!("Unknown prompt: {name}"));
+            return;
+        };
+        let raw = msg.param("arguments").filter(|a| !a.is_null());
+        if raw.is_some_and(|a| !a.is_object()) {
+            invalid(out, id, "Invalid params: arguments must be an object");
+            return;
+        }
+        let args = PromptArgs::new(raw);
+        if let Some(missing) = spec
+            .arguments
+            .iter()
+            .find(|a| a.required && args.get(&a.name).is_none())
+        {
+            let m = format!("Invalid params: missing required argument {}", missing.name);
+            invalid(out, id, &m);
+            return;
+        }
+        let info = super::request_info(&self.session, id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        let mut messages = PromptMessages::default();
+        if let Err(e) = guarded(|| handler.get(&ctx, args, &mut messages)) {
+            wire::write_rpc_error(out, id, &e);
+            return;
+        }
+        encode::begin_result(out, id);
+        out.put_u8(b'{');
+        if let Some(d) = &messages.description {
+            out.extend_from_slice(br#""description":"#);
+            encode::write_str(out, d);
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#""messages":["#);
+        for (i, (role, content)) in messages.messages.iter().enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            out.extend_from_slice(br#"{"role":"#);
+            encode::write_str(out, role.as_str());
+            out.extend_from_slice(br#","content":"#);
+            wire::write_block(out, shape, content, true);
+            out.put_u8(b'}');
+        }
+        out.put_u8(b']');
+        wire::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+
+    fn resources_list(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        templates: bool,
+    ) {
+        let server = &self.server;
+        let s = &server.surface;
+        let len = if templates {
+            s.templates.len()
+        } else {
+            s.resources.len()
+        };
+        let Some((start, end, next)) = cursor(msg)
+            .ok()
+            .and_then(|c| page_bounds(len, server.page_size(), c.as_deref()))
+        else {
+            invalid(out, id, "Invalid cursor");
+            return;
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(if templates {
+            br#"{"resourceTemplates":["#
+        } else {
+            br#"{"resources":["#
+        });
+        for i in start..end {
+            if i > start {
+                out.put_u8(b',');
+            }
+            let mut w = JsonWriter::new(out);
+            w.begin_object();
+            if templates {
+                let t = &s.templates[i].0;
+                w.key("uriTemplate").str(&t.uri_template);
+                write_named(
+                    &mut w,
+                    shape,
+                    &t.name,
+                    t.title.as_deref(),
+                    t.description.as_deref(),
+                );
+                if let Some(m) = &t.mime_type {
+                    w.key("mimeType").str(m);
+                }
+            } else {
+                let r = &s.resources[i].0;
+                w.key("uri").str(&r.uri);
+                write_named(
+                    &mut w,
+                    shape,
+                    &r.name,
+                    r.title.as_deref(),
+                    r.description.as_deref(),
+                );
+                if let Some(m) = &r.mime_type {
+                    w.key("mimeType").str(m);
+                }
+                if let Some(n) = r.size {
+                    w.key("size").raw(itoa::Buffer::new().format(n));
+                }
+            }
+            w.end_object();
+        }
+        end_list(out, server, shape, next.as_deref());
+        encode::end_message(out);
+    }
+
+    fn resources_read(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let Some(uri) = required_string(msg, "uri", "resources/read", out, id) else {
+            return;
+        };
+        let server = &self.server;
+        let s = &server.surface;
+        let info = super::request_info(&self.session, id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        let mut contents = Contents::default();
+        let read = if let Some((_, h)) = s.resources.iter().find(|(r, _)| r.uri == uri) {
+            guarded(|| h.read(&ctx, &uri, &mut contents))
+        } else if let Some((vars, h)) = s
+            .templates
+            .iter()
+            .find_map(|(t, h)| t.matches(&uri).map(|v| (v, h)))
+        {
+            guarded(|| h.read(&ctx, &uri, &vars, &mut contents))
+        } else {
+            Ok(())
+        };
+        if let Err(e) = read {
+            wire::write_rpc_error(out, id, &e);
+            return;
+        }
+        if contents.items.is_empty() {
+            write_not_found(out, id, shape, &uri);
+            return;
+        }
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"contents":["#);
+        for (i, (uri, mime, body)) in contents.items.iter().enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            let mut w = JsonWriter::new(out);
+            w.begin_object().key("uri").str(uri);
+            if let Some(m) = mime {
+                w.key("mimeType").str(m);
+            }
+            match body {
+                ResourceBody::Text(t) => w.key("text").str(t),
+                ResourceBody::Blob(b) => w.key("blob").str(b),
+            };
+            w.end_object();
+        }
+        out.put_u8(b']');
+        if shape.modern() {
+            wire::write_cache_hints(out, server);
+        }
+        wire::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+
+    fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let reference = msg.param("ref");
+        let kind = reference
+            .and_then(|r| r.get("type"))
+            .and_then(RawJson::as_string);
+        let target = match kind.as_deref() {
+            Some("ref/prompt") => reference
+                .and_then(|r| r.get("name"))
+                .and_then(RawJson::as_string)
+                .map(|n| CompletionRef::Prompt(n.into_owned())),
+            Some("ref/resource") => reference
+                .and_then(|r| r.get("uri"))
+                .and_then(RawJson::as_string)
+                .map(|u| CompletionRef::Template(u.into_owned())),
+            _ => None,
+        };
+        let argument = msg.param("argument");
+        let name = argument
+            .and_then(|a| a.get("name"))
+            .and_then(RawJson::as_string);
+        let value = argument
+            .and_then(|a| a.get("value"))
+            .and_then(RawJson::as_string);
+        let (Some(target), Some(name), Some(value)) = (target, name, value) else {
+            invalid(
+                out,
+                id,
+                "Invalid params: completion/complete needs a ref (ref/prompt with a name, or \
+                 ref/resource with a uri) and an argument with a name and a value",
+            );
+            return;
+        };
+        let server = &self.server;
+        let known = match &target {
+            CompletionRef::Prompt(p) => server.surface.prompt(p).is_some(),
+            CompletionRef::Template(t) => server
+                .surface
+                .templates
+                .iter()
+                .any(|(s, _)| &s.uri_template == t),
+        };
+        if !known {
+            invalid(
+                out,
+                id,
+                "Invalid params: the ref names no prompt or template of this server",
+            );
+            return;
+        }
+        let req = CompletionRequest {
+            argument: &name,
+            value: &value,
+            context: msg.param("context").and_then(|c| c.get("arguments")),
+        };
+        let info = super::request_info(&self.session, id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        let values = match server.surface.completion(&target, &name) {
+            Some(h) => match guarded(|| Ok(h.complete(&ctx, &req))) {
+                Ok(v) => v,
+                Err(e) => {
+                    wire::write_rpc_error(out, id, &e);
+                    return;
+                }
+            },
+            None => Vec::new(),
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"completion":{"values":["#);
+        for (i, v) in values.iter().take(MAX_VALUES).enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            encode::write_str(out, v);
+        }
+        out.extend_from_slice(br#"],"total":"#);
+        encode::write_i64(out, i64::try_from(values.len()).unwrap_or(i64::MAX));
+        out.extend_from_slice(if values.len() > MAX_VALUES {
+            br#","hasMore":true}"#
+        } else {
+            br#","hasMore":false}"#
+        });
+        wire::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+}
+
+/// Closes a list's array: the next cursor, the modern caching hints and stamp.
+fn end_list(out: &mut BytesMut, server: &crate::server::Server, shape: Shape, next: Option<&str>) {
+    out.put_u8(b']');
+    if let Some(c) = next {
+        out.extend_from_slice(br#","nextCursor":"#);
+        encode::write_str(out, c);
+    }
+    if shape.modern() {
+        wire::write_cache_hints(out, server);
+    }
+    wire::end_result(out, server, shape, ResultType::Complete);
+}
+
+/// A URI no resource holds: `-32002` in the legacy era, `-32602` from 2026-07-28; both with
+/// `data.uri`.
+fn write_not_found(out: &mut BytesMut, id: Id<'_>, shape: Shape, uri: &str) {
+    let mut data = BytesMut::new();
+    data.extend_from_slice(br#"{"uri":"#);
+    encode::write_str(&mut data, uri);
+    data.put_u8(b'}');
+    let code = if shape.modern() {
+        INVALID_PARAMS
+    } else {
+        RESOURCE_NOT_FOUND
+    };
+    let data = std::str::from_utf8(&data).unwrap_or("{}");
+    encode::write_error(out, Some(id), code, "Resource not found", Some(data));
+}
