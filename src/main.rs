@@ -5,6 +5,7 @@
 //! `janus bench` measures Janus against its baselines.
 
 mod auth;
+mod fixtures;
 
 use clap::{Parser, Subcommand};
 use janus_server_core::demo;
@@ -25,12 +26,24 @@ struct Cli {
     command: Command,
 }
 
+/// The tool sets `janus serve` ships.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Tools {
+    /// `echo`, `add`, `fail`, `sleep`.
+    Demo,
+    /// The fixture set of `@modelcontextprotocol/conformance`.
+    Conformance,
+}
+
 // NB. Parsed once at start: the size of the largest variant costs nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the demo tools (echo, add, fail, sleep) over MCP.
     Serve {
+        /// What to serve: the demo tools, or the fixtures of the official conformance suite.
+        #[arg(long, value_enum, default_value = "demo")]
+        tools: Tools,
         /// Listen on this TCP address (newline-delimited JSON-RPC, one connection each) instead
         /// of serving one connection on stdin/stdout.
         #[arg(long, conflicts_with = "http")]
@@ -127,6 +140,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve {
+            tools,
             listen,
             http,
             path,
@@ -171,7 +185,11 @@ fn main() -> ExitCode {
                     },
                 )
             });
-            run_serve(listen, http.map(|(a, c)| (a, c, auth)), config)
+            let server = match tools {
+                Tools::Demo => demo::server(),
+                Tools::Conformance => fixtures::server(),
+            };
+            run_serve(server, listen, http.map(|(a, c)| (a, c, auth)), config)
         }
         Command::Bench {
             seconds,
@@ -436,6 +454,7 @@ type Auth = (
 );
 
 fn run_serve(
+    server: std::sync::Arc<janus_server_core::Server>,
     listen: Option<SocketAddr>,
     http: Option<(
         SocketAddr,
@@ -444,7 +463,6 @@ fn run_serve(
     )>,
     config: Config,
 ) -> ExitCode {
-    let server = demo::server();
     let runtime = if listen.is_none() && http.is_none() {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()

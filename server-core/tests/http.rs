@@ -686,3 +686,47 @@ async fn http2_without_tls_is_served_too() {
         assert_eq!(v["result"]["content"][0]["text"], format!("h2 {}", i + 1));
     }
 }
+
+#[tokio::test]
+async fn a_legacy_answer_right_after_its_last_notification_is_never_lost() {
+    fn burst(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+        let ctx = ctx.to_owned();
+        Ok(Box::pin(async move {
+            for p in [0.0, 50.0, 100.0] {
+                ctx.progress(p, Some(100.0), None);
+            }
+            // The answer follows the last notification at once: the race the stream must win.
+            Ok(ToolResult::text("burst done"))
+        }))
+    }
+    let server = Server::builder("p", "1")
+        .async_tool(
+            ToolSpec::new("burst", "b", r#"{"type":"object"}"#).unwrap(),
+            burst,
+        )
+        .build()
+        .unwrap();
+    let (addr, _stop) = start(server, HttpConfig::default()).await;
+    let r = request(addr, "POST", "/mcp", &[], INIT).await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let s = [("mcp-session-id", sid.as_str())];
+    // The session's GET stream is open too, as SDK clients keep it.
+    let mut get = tokio::net::TcpStream::connect(addr).await.unwrap();
+    get.write_all(
+        format!("GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nmcp-session-id: {sid}\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    for id in 1..=30 {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"burst","arguments":{{}},"_meta":{{"progressToken":"t"}}}}}}"#
+        );
+        let r = request(addr, "POST", "/mcp", &s, &body).await;
+        assert_eq!(r.status, 200);
+        let events = r.events();
+        let last = events.last().expect("events");
+        assert_eq!(last["id"], id, "round {id}: {events:?}");
+        assert_eq!(last["result"]["content"][0]["text"], "burst done");
+    }
+    drop(get);
+}

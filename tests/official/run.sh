@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (@modelcontextprotocol/conformance) against `janus serve
 # --http`: the server scenarios that need no fixture tools (transport, headers, DNS rebinding,
-# stateless serving, sessions), at 2025-11-25 and at 2026-07-28.
+# stateless serving, sessions) against the demo tools, then the scenarios of the fixtures Janus
+# serves so far against `janus serve --tools conformance`, at 2025-11-25 and at 2026-07-28.
 #
 #   bash tests/official/run.sh
 #
@@ -39,23 +40,40 @@ if [[ -z "${JANUS_BIN:-}" ]]; then
   JANUS_BIN="$PWD/target/release/janus"
 fi
 
-log="$dir/janus.log"
-JANUS_LOG=info "$JANUS_BIN" serve --http 127.0.0.1:0 >/dev/null 2>"$log" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-url=""
-for _ in $(seq 50); do
-  addr=$(grep -o 'listening (HTTP) addr=[^ ]*' "$log" | head -1 | sed 's/.*addr=//') || true
-  if [[ -n "$addr" ]]; then
-    url="http://$addr/mcp"
-    break
-  fi
-  sleep 0.1
-done
-[[ -n "$url" ]] || fail "janus serve --http did not say where it listens"
-echo "official: suite $SUITE, $(node --version), server $url"
-
 failed=0
+pid=""
+trap 'if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; fi' EXIT
+
+# start TOOLS: janus serve --tools TOOLS --http on a free loopback port; sets pid and url.
+start() {
+  local log="$dir/janus-$1.log"
+  JANUS_LOG=info "$JANUS_BIN" serve --tools "$1" --http 127.0.0.1:0 >/dev/null 2>"$log" &
+  pid=$!
+  url=""
+  for _ in $(seq 50); do
+    addr=$(grep -o 'listening (HTTP) addr=[^ ]*' "$log" | head -1 | sed 's/.*addr=//') || true
+    if [[ -n "$addr" ]]; then
+      url="http://$addr/mcp"
+      break
+    fi
+    sleep 0.1
+  done
+  [[ -n "$url" ]] || fail "janus serve --tools $1 --http did not say where it listens"
+  echo "official: suite $SUITE, $(node --version), janus serve --tools $1 at $url"
+}
+
+# stop: SIGTERM, which must drain and exit 0.
+stop() {
+  kill -TERM "$pid"
+  local code=0
+  wait "$pid" || code=$?
+  pid=""
+  [[ $code -eq 0 ]] || {
+    echo "FAIL janus serve --http exited $code after SIGTERM"
+    failed=1
+  }
+}
+
 run() {
   local version=$1 scenario=$2
   if timeout 120 conformance server --url "$url" --spec-version "$version" --scenario "$scenario" \
@@ -67,19 +85,29 @@ run() {
     failed=1
   fi
 }
+
+start demo
 for s in server-initialize ping server-session-lifecycle dns-rebinding-protection server-sse-multiple-streams tools-list; do
   run 2025-11-25 "$s"
 done
 for s in dns-rebinding-protection server-sse-multiple-streams http-header-validation tools-list; do
   run 2026-07-28 "$s"
 done
+stop
 
-kill -TERM "$pid"
-code=0
-wait "$pid" || code=$?
+# The fixture scenarios: tools, prompts, resources, completions, logging, caching.
+start conformance
+both="tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
+  tools-call-mixed-content tools-call-error tools-call-with-progress completion-complete
+  resources-list resources-read-text resources-read-binary resources-templates-read
+  prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
+  prompts-get-with-image json-schema-2020-12"
+for s in $both tools-call-with-logging logging-set-level resources-subscribe resources-unsubscribe; do
+  run 2025-11-25 "$s"
+done
+for s in $both sep-2164-resource-not-found caching http-custom-header-server-validation; do
+  run 2026-07-28 "$s"
+done
+stop
 trap - EXIT
-[[ $code -eq 0 ]] || {
-  echo "FAIL janus serve --http exited $code after SIGTERM"
-  failed=1
-}
 exit "$failed"

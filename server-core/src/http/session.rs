@@ -85,7 +85,12 @@ impl Notify for Routed {
         let event = sse_event(&out);
         let to = st.routes.get(&job).or(st.stream.as_ref());
         if let Some(tx) = to {
-            let _ = tx.try_send(event);
+            // NB. A slow reader loses notifications, never answers: they keep the room of the
+            // answers still due on this stream.
+            let due = st.waiting.values().filter(|w| w.same_channel(tx)).count();
+            if tx.capacity() > due {
+                let _ = tx.try_send(event);
+            }
         }
     }
 }
@@ -385,7 +390,7 @@ async fn post(
             None => return too_many_streams(),
         }
     };
-    let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM);
+    let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM.max(ids.len() + 1));
     let own = {
         let mut st = lock(&session.state);
         for id in &ids {
@@ -434,12 +439,19 @@ async fn post(
     let _ = stx.try_send(to_event(first));
     let session2 = Arc::clone(&session);
     tokio::spawn(async move {
-        while let Some(b) = rx.recv().await {
+        'stream: while let Some(b) = rx.recv().await {
             if stx.send(to_event(b)).await.is_err() {
                 break;
             }
             if remaining(&session2, &ids) == 0 {
-                // Notifications that raced the last answer are dropped with the stream.
+                // NB. An answer leaves `waiting` and enters the channel under the same lock:
+                // once none waits, every answer is in the channel. What is there goes out,
+                // then the stream ends.
+                while let Ok(b) = rx.try_recv() {
+                    if stx.send(to_event(b)).await.is_err() {
+                        break 'stream;
+                    }
+                }
                 break;
             }
         }

@@ -1,0 +1,346 @@
+//! `janus serve --tools conformance`: the fixture set of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`), built on the library's public API as a user would.
+//!
+//! Served so far: the content tools, logging and progress tools, the error tool, the 2020-12
+//! schema tool, a tool with an `x-mcp-header` argument, the prompts, the resources and the
+//! template, and the completion of `test_prompt_with_arguments`. Not yet: the fixtures that
+//! need the client's input (sampling, elicitation, `input_required`), `subscriptions/listen`
+//! and list changes.
+
+use janus_server_core::complete::CompletionRequest;
+use janus_server_core::content::Content;
+use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
+use janus_server_core::resources::{Contents, ResourceSpec, TemplateSpec, Vars};
+use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
+use janus_server_core::{Ctx, Json, LogLevel, RpcError, Server};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A 1x1 red PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x08, 0xd7, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xdd, 0x8d, 0xb0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// A WAV file of two silent 8 kHz mono 8-bit samples.
+fn wav() -> Vec<u8> {
+    let samples = [0x80u8, 0x80];
+    let mut w = Vec::with_capacity(46);
+    w.extend_from_slice(b"RIFF");
+    w.extend_from_slice(&(36 + samples.len() as u32).to_le_bytes());
+    w.extend_from_slice(b"WAVEfmt ");
+    w.extend_from_slice(&16u32.to_le_bytes());
+    w.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    w.extend_from_slice(&1u16.to_le_bytes()); // mono
+    w.extend_from_slice(&8000u32.to_le_bytes());
+    w.extend_from_slice(&8000u32.to_le_bytes());
+    w.extend_from_slice(&1u16.to_le_bytes());
+    w.extend_from_slice(&8u16.to_le_bytes());
+    w.extend_from_slice(b"data");
+    w.extend_from_slice(&(samples.len() as u32).to_le_bytes());
+    w.extend_from_slice(&samples);
+    w
+}
+
+const NO_ARGS: &str = r#"{"type":"object","properties":{}}"#;
+
+const SCHEMA_2020_12: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##;
+
+fn spec(name: &str, description: &str, schema: &str) -> ToolSpec {
+    ToolSpec::new(name, description, schema).expect("the fixture specs are valid")
+}
+
+fn simple_text(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text("This is a simple text response for testing.");
+    Ok(())
+}
+
+fn image(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.content(&Content::image(PNG, "image/png"));
+    Ok(())
+}
+
+fn audio(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.content(&Content::audio(&wav(), "audio/wav"));
+    Ok(())
+}
+
+fn embedded(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.content(&Content::resource_text(
+        "test://embedded-resource",
+        Some("text/plain"),
+        "This is an embedded resource content.",
+    ));
+    Ok(())
+}
+
+fn mixed(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text("Multiple content types test:");
+    out.content(&Content::image(PNG, "image/png"));
+    out.content(&Content::resource_text(
+        "test://mixed-content-resource",
+        Some("application/json"),
+        r#"{"test":"data","value":123}"#,
+    ));
+    Ok(())
+}
+
+fn error(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.fail("This tool intentionally returns an error for testing");
+    Ok(())
+}
+
+fn with_logging(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let ctx = ctx.to_owned();
+    Ok(Box::pin(async move {
+        for (i, text) in [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            ctx.log(LogLevel::Info, None, &Json::string(text));
+        }
+        Ok(ToolResult::text("Tool with logging executed successfully"))
+    }))
+}
+
+fn with_progress(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let ctx = ctx.to_owned();
+    Ok(Box::pin(async move {
+        for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            ctx.progress(p, Some(100.0), None);
+        }
+        Ok(ToolResult::text("Tool with progress executed successfully"))
+    }))
+}
+
+fn schema_tool(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text("JSON Schema 2020-12 tool executed successfully");
+    Ok(())
+}
+
+fn custom_header(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text(&format!("value: {}", args.str("value").unwrap_or_default()));
+    Ok(())
+}
+
+fn simple_prompt(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+    out.user(Content::text("This is a simple prompt for testing."));
+    Ok(())
+}
+
+fn prompt_with_arguments(
+    _: &Ctx<'_>,
+    args: PromptArgs<'_>,
+    out: &mut PromptMessages,
+) -> Result<(), RpcError> {
+    let (a, b) = (args.get("arg1"), args.get("arg2"));
+    out.user(Content::text(format!(
+        "Prompt with arguments: arg1='{}', arg2='{}'",
+        a.unwrap_or_default(),
+        b.unwrap_or_default()
+    )));
+    Ok(())
+}
+
+fn prompt_with_resource(
+    _: &Ctx<'_>,
+    args: PromptArgs<'_>,
+    out: &mut PromptMessages,
+) -> Result<(), RpcError> {
+    let uri = args.get("resourceUri").unwrap_or_default();
+    out.user(Content::resource_text(
+        &uri,
+        Some("text/plain"),
+        "Embedded resource content for testing.",
+    ));
+    out.user(Content::text("Please process the embedded resource above."));
+    Ok(())
+}
+
+fn prompt_with_image(
+    _: &Ctx<'_>,
+    _: PromptArgs<'_>,
+    out: &mut PromptMessages,
+) -> Result<(), RpcError> {
+    out.user(Content::image(PNG, "image/png"));
+    out.user(Content::text("Please analyze the image above."));
+    Ok(())
+}
+
+fn static_text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    out.text(
+        uri,
+        Some("text/plain"),
+        "This is the content of the static text resource.",
+    );
+    Ok(())
+}
+
+fn static_binary(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    out.blob(uri, Some("image/png"), PNG);
+    Ok(())
+}
+
+fn watched(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    out.text(uri, Some("text/plain"), "Watched resource content.");
+    Ok(())
+}
+
+fn template(_: &Ctx<'_>, uri: &str, vars: &Vars, out: &mut Contents) -> Result<(), RpcError> {
+    let id = vars.get("id").unwrap_or_default();
+    let body = Json::string(id);
+    let data = Json::string(&format!("Data for ID: {id}"));
+    out.text(
+        uri,
+        Some("application/json"),
+        &format!(
+            r#"{{"id":{},"templateTest":true,"data":{}}}"#,
+            body.as_str(),
+            data.as_str()
+        ),
+    );
+    Ok(())
+}
+
+fn complete_arg1(_: &Ctx<'_>, req: &CompletionRequest<'_>) -> Vec<String> {
+    ["paris", "park", "party", "hello"]
+        .iter()
+        .filter(|v| v.starts_with(req.value()))
+        .map(|v| (*v).to_owned())
+        .collect()
+}
+
+/// The conformance suite's fixture server.
+pub(crate) fn server() -> Arc<Server> {
+    let header_schema = r#"{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Value"}},"required":["value"]}"#;
+    Server::builder("janus-conformance", env!("CARGO_PKG_VERSION"))
+        .title("Janus conformance fixtures")
+        .tool(
+            spec("test_simple_text", "Returns simple text content", NO_ARGS),
+            simple_text,
+        )
+        .tool(
+            spec("test_image_content", "Returns an image", NO_ARGS),
+            image,
+        )
+        .tool(spec("test_audio_content", "Returns audio", NO_ARGS), audio)
+        .tool(
+            spec(
+                "test_embedded_resource",
+                "Returns an embedded resource",
+                NO_ARGS,
+            ),
+            embedded,
+        )
+        .tool(
+            spec(
+                "test_multiple_content_types",
+                "Returns text, an image and a resource",
+                NO_ARGS,
+            ),
+            mixed,
+        )
+        .tool(
+            spec(
+                "test_error_handling",
+                "Always returns a tool error",
+                NO_ARGS,
+            ),
+            error,
+        )
+        .async_tool(
+            spec(
+                "test_tool_with_logging",
+                "Logs three messages as it runs",
+                NO_ARGS,
+            ),
+            with_logging,
+        )
+        .async_tool(
+            spec(
+                "test_tool_with_progress",
+                "Reports progress 0, 50 and 100 of 100",
+                NO_ARGS,
+            ),
+            with_progress,
+        )
+        .tool(
+            spec(
+                "json_schema_2020_12_tool",
+                "A JSON Schema 2020-12 input schema",
+                SCHEMA_2020_12,
+            ),
+            schema_tool,
+        )
+        .tool(
+            spec(
+                "test_custom_header",
+                "An argument mirrored in Mcp-Param-Value",
+                header_schema,
+            ),
+            custom_header,
+        )
+        .prompt(
+            PromptSpec::new("test_simple_prompt", "A simple prompt"),
+            simple_prompt,
+        )
+        .prompt(
+            PromptSpec::new("test_prompt_with_arguments", "A prompt with arguments")
+                .argument("arg1", "First argument", true)
+                .argument("arg2", "Second argument", true),
+            prompt_with_arguments,
+        )
+        .prompt(
+            PromptSpec::new(
+                "test_prompt_with_embedded_resource",
+                "A prompt with a resource",
+            )
+            .argument("resourceUri", "URI of the resource to embed", true),
+            prompt_with_resource,
+        )
+        .prompt(
+            PromptSpec::new("test_prompt_with_image", "A prompt with an image"),
+            prompt_with_image,
+        )
+        .complete_prompt_argument("test_prompt_with_arguments", "arg1", complete_arg1)
+        .resource(
+            ResourceSpec::new("test://static-text", "Static text resource")
+                .mime_type("text/plain")
+                .description("A static text resource"),
+            static_text,
+        )
+        .resource(
+            ResourceSpec::new("test://static-binary", "Static binary resource")
+                .mime_type("image/png")
+                .description("A static PNG"),
+            static_binary,
+        )
+        .resource(
+            ResourceSpec::new("test://watched-resource", "Watched resource")
+                .mime_type("text/plain")
+                .description("A resource to subscribe to"),
+            watched,
+        )
+        .resource_template(
+            TemplateSpec::new("test://template/{id}/data", "Template resource")
+                .expect("a valid template")
+                .mime_type("application/json")
+                .description("Data for an id"),
+            template,
+        )
+        .build()
+        .expect("the fixture specs are valid")
+}
