@@ -96,9 +96,9 @@ fn floor_answer(body: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// The HTTP floor: a bare hyper server on `addr` that answers every POST with
-/// [`floor_answer`] and a notification with `202`, on tokio's multi-thread runtime, until
-/// killed.
+/// The HTTP floor: a bare hyper server on `addr` that answers every POST with the echo
+/// answer (the id and the text, read naively) and a notification with `202`, on tokio's
+/// multi-thread runtime, until killed.
 ///
 /// # Errors
 ///
