@@ -48,9 +48,9 @@ use std::sync::Arc;
 const MODERN: &str = "2026-07-28";
 const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// The error codes `decisions.md` gives answers (`-32603` only for a failing handler), and
-/// `LIMIT_REACHED` for a full task store.
-const CODES: [i64; 8] = [
+/// The error codes `decisions.md` gives answers (`-32603` only for a failing handler),
+/// `LIMIT_REACHED` for a full task store, and `-32002` for a legacy resource not found.
+const CODES: [i64; 9] = [
     -32700,
     -32600,
     -32601,
@@ -59,6 +59,7 @@ const CODES: [i64; 8] = [
     -32021,
     -32022,
     LIMIT_REACHED as i64,
+    -32002,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -107,6 +108,13 @@ enum MethodT {
     LoggingSetLevel,
     Initialized,
     Cancelled,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    ResourcesRead,
+    ResourcesSubscribe,
+    TemplatesList,
+    Complete,
     Other(String),
 }
 
@@ -126,6 +134,13 @@ impl MethodT {
             Self::LoggingSetLevel => "logging/setLevel",
             Self::Initialized => "notifications/initialized",
             Self::Cancelled => "notifications/cancelled",
+            Self::PromptsList => "prompts/list",
+            Self::PromptsGet => "prompts/get",
+            Self::ResourcesList => "resources/list",
+            Self::ResourcesRead => "resources/read",
+            Self::ResourcesSubscribe => "resources/subscribe",
+            Self::TemplatesList => "resources/templates/list",
+            Self::Complete => "completion/complete",
             Self::Other(s) => s,
         }
     }
@@ -302,6 +317,36 @@ impl ToolT {
     }
 }
 
+/// The name or URI a prompt, resource or completion request names.
+#[derive(Arbitrary, Debug, Clone)]
+enum SubjectT {
+    /// One the fuzz server serves (or almost: a template URI with an extra segment).
+    Known(u8),
+    Text(String),
+    Number,
+    Absent,
+}
+
+impl SubjectT {
+    fn value(&self, known: &[&str]) -> Option<Value> {
+        match self {
+            Self::Known(k) => Some(json!(known[usize::from(*k) % known.len()])),
+            Self::Text(t) => Some(json!(t)),
+            Self::Number => Some(json!(7)),
+            Self::Absent => None,
+        }
+    }
+}
+
+/// The URIs the fuzz server's resources and template answer, and two they do not.
+const URIS: [&str; 5] = [
+    "fuzz://static",
+    "fuzz://item/7",
+    "fuzz://item/1000",
+    "fuzz://item/7/more",
+    "fuzz://nothing",
+];
+
 /// The `taskId` of a `tasks/*` request.
 #[derive(Arbitrary, Debug, Clone)]
 enum TaskRefT {
@@ -346,6 +391,10 @@ struct Template {
     task_id: TaskRefT,
     /// Written as Python's `json.dumps` writes by default: a space after each `,` and `:`.
     spaced: bool,
+    /// The prompt, URI or completion target of the surface methods.
+    subject: SubjectT,
+    /// The `who` argument of `prompts/get`, the value of a completion.
+    argument: Option<String>,
 }
 
 impl Template {
@@ -437,10 +486,46 @@ impl Template {
                 }
                 p
             }
-            MethodT::ToolsList => {
+            MethodT::ToolsList
+            | MethodT::PromptsList
+            | MethodT::ResourcesList
+            | MethodT::TemplatesList => {
                 let mut p = serde_json::Map::new();
                 if let Some(c) = &self.cursor {
                     p.insert("cursor".into(), json!(c));
+                }
+                p
+            }
+            MethodT::PromptsGet => {
+                let mut p = serde_json::Map::new();
+                if let Some(n) = self.subject.value(&["greet", "other"]) {
+                    p.insert("name".into(), n);
+                }
+                if let Some(a) = &self.argument {
+                    p.insert("arguments".into(), json!({"who": a}));
+                }
+                p
+            }
+            MethodT::ResourcesRead | MethodT::ResourcesSubscribe => {
+                let mut p = serde_json::Map::new();
+                if let Some(u) = self.subject.value(&URIS) {
+                    p.insert("uri".into(), u);
+                }
+                p
+            }
+            MethodT::Complete => {
+                let mut p = serde_json::Map::new();
+                let target = match self.subject.value(&["greet", "fuzz://item/{id}"]) {
+                    Some(Value::String(t)) if t.contains("://") => {
+                        json!({"type": "ref/resource", "uri": t})
+                    }
+                    Some(t) => json!({"type": "ref/prompt", "name": t}),
+                    None => json!({"type": "ref/prompt"}),
+                };
+                p.insert("ref".into(), target);
+                if let Some(a) = &self.argument {
+                    p.insert("argument".into(), json!({"name": "who", "value": a}));
+                    p.insert("context".into(), json!({"arguments": {"id": a}}));
                 }
                 p
             }
@@ -577,8 +662,65 @@ thread_local! {
         .start_paused(true)
         .build()
         .expect("a runtime");
-    /// The demo server, shared by every connection as `janus serve` shares it.
-    static SERVER: Arc<Server> = demo::server();
+    /// The demo server with a prompt, a resource, a template and their completions, shared by
+    /// every connection as `janus serve` shares it.
+    static SERVER: Arc<Server> = fuzz_server();
+}
+
+/// The demo tools, and a prompt, a resource, a template and completions whose handlers use
+/// their input (a template id above 100 holds nothing).
+fn fuzz_server() -> Arc<Server> {
+    use janus_server_core::content::Content;
+    use janus_server_core::prompts::PromptSpec;
+    use janus_server_core::resources::{ResourceSpec, TemplateSpec};
+    demo::builder()
+        .page_size(1)
+        .prompt(
+            PromptSpec::new("greet", "Greets").argument("who", "whom", true),
+            |_: &janus_server_core::Ctx<'_>,
+             a: janus_server_core::prompts::PromptArgs<'_>,
+             out: &mut janus_server_core::prompts::PromptMessages| {
+                out.user(Content::text(format!("hello {}", a.get("who").unwrap_or_default())));
+                Ok(())
+            },
+        )
+        .prompt(
+            PromptSpec::new("other", "Refuses"),
+            |_: &janus_server_core::Ctx<'_>,
+             _: janus_server_core::prompts::PromptArgs<'_>,
+             _: &mut janus_server_core::prompts::PromptMessages| {
+                Err(janus_server_core::RpcError::invalid_params("no"))
+            },
+        )
+        .resource(
+            ResourceSpec::new("fuzz://static", "static"),
+            |_: &janus_server_core::Ctx<'_>, uri: &str, out: &mut janus_server_core::resources::Contents| {
+                out.blob(uri, None, b"\x00\xff");
+                Ok(())
+            },
+        )
+        .resource_template(
+            TemplateSpec::new("fuzz://item/{id}", "item").expect("a valid template"),
+            |_: &janus_server_core::Ctx<'_>,
+             uri: &str,
+             v: &janus_server_core::resources::Vars,
+             out: &mut janus_server_core::resources::Contents| {
+                let id = v.get("id").unwrap_or_default();
+                if id.parse::<u32>().is_ok_and(|n| n <= 100) {
+                    out.text(uri, Some("text/plain"), id);
+                }
+                Ok(())
+            },
+        )
+        .complete_prompt_argument(
+            "greet",
+            "who",
+            |_: &janus_server_core::Ctx<'_>, r: &janus_server_core::complete::CompletionRequest<'_>| {
+                (0..r.value().len().min(200)).map(|i| i.to_string()).collect()
+            },
+        )
+        .build()
+        .expect("the fuzz server's specs are valid")
 }
 
 /// With `JANUS_FUZZ_TRACE` set, prints what goes in and out (to read a crash's replay).
