@@ -96,3 +96,74 @@ fn sigterm_drains_a_stdio_connection_and_exits_0() {
 fn sigint_drains_tcp_connections_and_exits_0() {
     drains_on("-INT", true);
 }
+
+#[test]
+fn sigterm_drains_http_requests_in_flight_and_exits_0() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_janus"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .env("JANUS_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("janus serve --http starts");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut addr = None;
+    for _ in 0..20 {
+        let mut l = String::new();
+        if err.read_line(&mut l).unwrap_or(0) == 0 {
+            break;
+        }
+        if l.contains("listening (HTTP)") {
+            addr = l
+                .split("addr=")
+                .nth(1)
+                .and_then(|a| a.split_whitespace().next())
+                .map(str::to_owned);
+            break;
+        }
+    }
+    let addr = addr.expect("janus logs the address it listens on");
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":400}},{ENV}}}}}"#
+    );
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: sleep\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    let started = Instant::now();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The request in flight is answered.
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("slept 400 ms"), "{answer}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "janus did not exit after draining"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // And nothing listens any more.
+    assert!(std::net::TcpStream::connect(&addr).is_err());
+}
