@@ -36,6 +36,53 @@ pub struct Annotations {
     pub last_modified: Option<String>,
 }
 
+/// An icon of a tool, prompt, resource or template (2025-11-25 and later).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Icon {
+    /// Its URI: `https:` or a `data:` URI.
+    pub src: String,
+    /// Its MIME type, when the URI does not say.
+    pub mime_type: Option<String>,
+    /// The sizes it is drawn at (`"48x48"`, `"any"`).
+    pub sizes: Vec<String>,
+    /// The theme it is drawn for (`light` or `dark`).
+    pub theme: Option<String>,
+}
+
+impl Icon {
+    /// The icon at `src`.
+    #[must_use]
+    pub fn new(src: &str) -> Self {
+        Self {
+            src: src.to_owned(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }
+    }
+
+    /// Its MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime: &str) -> Self {
+        self.mime_type = Some(mime.to_owned());
+        self
+    }
+
+    /// A size it is drawn at.
+    #[must_use]
+    pub fn size(mut self, size: &str) -> Self {
+        self.sizes.push(size.to_owned());
+        self
+    }
+
+    /// The theme it is drawn for.
+    #[must_use]
+    pub fn theme(mut self, theme: &str) -> Self {
+        self.theme = Some(theme.to_owned());
+        self
+    }
+}
+
 /// What an embedded resource holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResourceBody {

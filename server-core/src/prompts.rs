@@ -28,9 +28,26 @@ pub struct PromptSpec {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) arguments: Vec<PromptArgument>,
+    pub(crate) icons: Vec<crate::content::Icon>,
+    pub(crate) meta: Option<crate::json::Json>,
 }
 
 impl PromptSpec {
+    /// Adds an icon (shown from 2025-11-25).
+    #[must_use]
+    pub fn icon(mut self, icon: crate::content::Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
+    /// `ServerBuilder::build` fail.
+    #[must_use]
+    pub fn meta(mut self, meta: crate::json::Json) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// A prompt named `name` with no arguments.
     #[must_use]
     pub fn new(name: &str, description: &str) -> Self {
@@ -39,6 +56,8 @@ impl PromptSpec {
             title: None,
             description: Some(description.to_owned()).filter(|d| !d.is_empty()),
             arguments: Vec::new(),
+            icons: Vec::new(),
+            meta: None,
         }
     }
 

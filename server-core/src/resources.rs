@@ -24,9 +24,26 @@ pub struct ResourceSpec {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) size: Option<u64>,
+    pub(crate) icons: Vec<crate::content::Icon>,
+    pub(crate) meta: Option<crate::json::Json>,
 }
 
 impl ResourceSpec {
+    /// Adds an icon (shown from 2025-11-25).
+    #[must_use]
+    pub fn icon(mut self, icon: crate::content::Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
+    /// `ServerBuilder::build` fail.
+    #[must_use]
+    pub fn meta(mut self, meta: crate::json::Json) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// The resource at `uri`, called `name`.
     #[must_use]
     pub fn new(uri: &str, name: &str) -> Self {
@@ -37,6 +54,8 @@ impl ResourceSpec {
             description: None,
             mime_type: None,
             size: None,
+            icons: Vec::new(),
+            meta: None,
         }
     }
 
@@ -85,6 +104,8 @@ pub struct TemplateSpec {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) parts: Vec<Part>,
+    pub(crate) icons: Vec<crate::content::Icon>,
+    pub(crate) meta: Option<crate::json::Json>,
 }
 
 /// A piece of a parsed template.
@@ -153,6 +174,21 @@ fn parse_template(t: &str) -> Result<Vec<Part>, TemplateError> {
 }
 
 impl TemplateSpec {
+    /// Adds an icon (shown from 2025-11-25).
+    #[must_use]
+    pub fn icon(mut self, icon: crate::content::Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
+    /// `ServerBuilder::build` fail.
+    #[must_use]
+    pub fn meta(mut self, meta: crate::json::Json) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// The resources `uri_template` names, called `name`.
     ///
     /// # Errors
@@ -167,6 +203,8 @@ impl TemplateSpec {
             title: None,
             description: None,
             mime_type: None,
+            icons: Vec::new(),
+            meta: None,
         })
     }
 

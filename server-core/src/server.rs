@@ -138,6 +138,7 @@ impl ServerBuilder {
     /// Adds a prompt. A later prompt with the same name replaces the earlier one.
     #[must_use]
     pub fn prompt(mut self, spec: PromptSpec, handler: impl Prompt) -> Self {
+        self.check_meta(&spec.name, spec.meta.as_ref());
         self.surface.prompts.retain(|(s, _)| s.name != spec.name);
         self.surface.prompts.push((spec, Box::new(handler)));
         self
@@ -146,6 +147,7 @@ impl ServerBuilder {
     /// Adds a direct resource. A later one with the same URI replaces the earlier one.
     #[must_use]
     pub fn resource(mut self, spec: ResourceSpec, handler: impl ReadResource) -> Self {
+        self.check_meta(&spec.uri, spec.meta.as_ref());
         self.surface.resources.retain(|(s, _)| s.uri != spec.uri);
         self.surface.resources.push((spec, Box::new(handler)));
         self
@@ -155,11 +157,22 @@ impl ServerBuilder {
     /// template that matches it.
     #[must_use]
     pub fn resource_template(mut self, spec: TemplateSpec, handler: impl ReadTemplate) -> Self {
+        self.check_meta(&spec.uri_template, spec.meta.as_ref());
         self.surface
             .templates
             .retain(|(s, _)| s.uri_template != spec.uri_template);
         self.surface.templates.push((spec, Box::new(handler)));
         self
+    }
+
+    /// Records a `_meta` that is not an object, for [`ServerBuilder::build`].
+    fn check_meta(&mut self, name: &str, meta: Option<&crate::json::Json>) {
+        if meta.is_some_and(|m| !m.is_object()) {
+            self.error.get_or_insert(SpecError {
+                tool: name.to_owned(),
+                reason: "_meta must be a JSON object".into(),
+            });
+        }
     }
 
     /// Completes argument `argument` of prompt `prompt`.

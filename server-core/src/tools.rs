@@ -66,6 +66,10 @@ pub struct ToolSpec {
     pub annotations: Option<Json>,
     /// Whether it can run as a task.
     pub task_support: TaskSupport,
+    /// Its icons (2025-11-25 and later).
+    pub icons: Vec<crate::content::Icon>,
+    /// Its `_meta` object (2025-06-18 and later).
+    pub meta: Option<Json>,
 }
 
 /// Why a tool's spec cannot be registered.
@@ -103,6 +107,8 @@ impl ToolSpec {
             output_schema: None,
             annotations: None,
             task_support: TaskSupport::Forbidden,
+            icons: Vec::new(),
+            meta: None,
         };
         spec.check()?;
         Ok(spec)
@@ -133,6 +139,24 @@ impl ToolSpec {
     /// [`SpecError`] when it is not a JSON object.
     pub fn annotations(mut self, annotations: &str) -> Result<Self, SpecError> {
         self.annotations = Some(self.json("annotations", annotations)?);
+        self.check()?;
+        Ok(self)
+    }
+
+    /// Adds an icon.
+    #[must_use]
+    pub fn icon(mut self, icon: crate::content::Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Sets the `_meta` object (JSON text).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError`] when it is not a JSON object.
+    pub fn meta(mut self, meta: &str) -> Result<Self, SpecError> {
+        self.meta = Some(self.json("_meta", meta)?);
         self.check()?;
         Ok(self)
     }
@@ -216,6 +240,11 @@ impl ToolSpec {
             && !a.is_object()
         {
             return Err(self.error("annotations must be a JSON object".into()));
+        }
+        if let Some(m) = &self.meta
+            && !m.is_object()
+        {
+            return Err(self.error("_meta must be a JSON object".into()));
         }
         self.param_headers().map(|_| ())
     }

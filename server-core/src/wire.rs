@@ -40,6 +40,14 @@ impl Shape {
         )
     }
 
+    /// `icons` exist from 2025-11-25.
+    pub(crate) const fn icons(self) -> bool {
+        matches!(
+            self.version,
+            ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28
+        )
+    }
+
     /// `execution.taskSupport` exists in 2025-11-25 only (the 2026 Tool has no `execution`).
     const fn execution(self) -> bool {
         matches!(self.version, ProtocolVersion::V2025_11_25)
@@ -252,6 +260,42 @@ fn write_annotations(w: &mut JsonWriter<'_>, shape: Shape, a: &Annotations) {
 // ---- Tool descriptions ----------------------------------------------------------------------
 
 /// One tool of `tools/list` in `shape`.
+/// The `icons` (2025-11-25 and later) and `_meta` (2025-06-18 and later) members of a tool,
+/// prompt, resource or template.
+pub(crate) fn write_decor(
+    w: &mut JsonWriter<'_>,
+    shape: Shape,
+    icons: &[crate::content::Icon],
+    meta: Option<&crate::json::Json>,
+) {
+    if shape.icons() && !icons.is_empty() {
+        w.key("icons").begin_array();
+        for i in icons {
+            w.begin_object().key("src").str(&i.src);
+            if let Some(m) = &i.mime_type {
+                w.key("mimeType").str(m);
+            }
+            if !i.sizes.is_empty() {
+                w.key("sizes").begin_array();
+                for s in &i.sizes {
+                    w.str(s);
+                }
+                w.end_array();
+            }
+            if let Some(t) = &i.theme {
+                w.key("theme").str(t);
+            }
+            w.end_object();
+        }
+        w.end_array();
+    }
+    if shape.structured()
+        && let Some(m) = meta
+    {
+        w.key("_meta").raw(m.as_str());
+    }
+}
+
 pub(crate) fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
     let mut w = JsonWriter::new(buf);
     w.begin_object();
@@ -280,6 +324,7 @@ pub(crate) fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
         w.key("taskSupport").str(spec.task_support.as_str());
         w.end_object();
     }
+    write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
     w.end_object();
 }
 

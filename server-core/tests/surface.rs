@@ -364,3 +364,89 @@ fn legacy_log_records_follow_set_level() {
         -32602
     );
 }
+
+#[test]
+fn icons_and_meta_appear_in_the_revisions_that_have_them() {
+    use janus_server_core::content::Icon;
+    let icon = || {
+        Icon::new("https://example.com/i.png")
+            .mime_type("image/png")
+            .size("48x48")
+            .theme("dark")
+    };
+    let meta = || Json::parse(r#"{"example.com/k":1}"#).unwrap();
+    fn nothing(_: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), RpcError> {
+        Ok(())
+    }
+    fn text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+        out.text(uri, None, "x");
+        Ok(())
+    }
+    fn tool(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), RpcError> {
+        Ok(())
+    }
+    let server = Server::builder("d", "1")
+        .tool(
+            ToolSpec::new("t", "t", r#"{"type":"object"}"#)
+                .unwrap()
+                .icon(icon())
+                .meta(r#"{"example.com/k":1}"#)
+                .unwrap(),
+            tool,
+        )
+        .prompt(PromptSpec::new("p", "p").icon(icon()).meta(meta()), nothing)
+        .resource(
+            ResourceSpec::new("r://x", "x").icon(icon()).meta(meta()),
+            text,
+        )
+        .build()
+        .unwrap();
+    let want_icon = json!([{"src": "https://example.com/i.png", "mimeType": "image/png", "sizes": ["48x48"], "theme": "dark"}]);
+    for (version, icons, meta) in [
+        ("2025-03-26", false, false),
+        ("2025-06-18", false, true),
+        ("2025-11-25", true, true),
+    ] {
+        let mut c = Client::with(Arc::clone(&server));
+        c.initialize(version);
+        for (method, key) in [
+            ("tools/list", "tools"),
+            ("prompts/list", "prompts"),
+            ("resources/list", "resources"),
+        ] {
+            let r = c.answer(&legacy(2, method, ""));
+            let item = &r["result"][key][0];
+            assert_eq!(
+                item.get("icons").is_some(),
+                icons,
+                "{version} {method}: {item}"
+            );
+            assert_eq!(
+                item.get("_meta").is_some(),
+                meta,
+                "{version} {method}: {item}"
+            );
+            if icons {
+                assert_eq!(item["icons"], want_icon);
+                assert_eq!(item["_meta"], json!({"example.com/k": 1}));
+            }
+        }
+    }
+    let mut m = Client::with(Arc::clone(&server));
+    let r = m.answer(&modern(1, "prompts/list", ""));
+    assert_eq!(r["result"]["prompts"][0]["icons"], want_icon);
+    // A `_meta` that is not an object is refused when the server is built.
+    let bad = Server::builder("d", "1")
+        .prompt(
+            PromptSpec::new("p", "p").meta(Json::parse("[1]").unwrap()),
+            nothing,
+        )
+        .build();
+    assert!(bad.is_err());
+    assert!(
+        ToolSpec::new("t", "t", r#"{"type":"object"}"#)
+            .unwrap()
+            .meta("7")
+            .is_err()
+    );
+}

@@ -165,6 +165,7 @@ impl Connection {
                 }
                 w.end_array();
             }
+            wire::write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
             w.end_object();
         }
         end_list(out, server, shape, next.as_deref());
@@ -272,6 +273,7 @@ impl Connection {
                 if let Some(m) = &t.mime_type {
                     w.key("mimeType").str(m);
                 }
+                wire::write_decor(&mut w, shape, &t.icons, t.meta.as_ref());
             } else {
                 let r = &s.resources[i].0;
                 w.key("uri").str(&r.uri);
@@ -288,6 +290,7 @@ impl Connection {
                 if let Some(n) = r.size {
                     w.key("size").raw(itoa::Buffer::new().format(n));
                 }
+                wire::write_decor(&mut w, shape, &r.icons, r.meta.as_ref());
             }
             w.end_object();
         }
