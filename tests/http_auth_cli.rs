@@ -2,53 +2,29 @@
 //! challenge, a good HS256 token served, and flags that cannot work refused at start.
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use support::HttpServe;
 
 const SECRET: &str = "a shared secret of at least thirty-two bytes";
 
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(secret_file: &std::path::Path) -> (Serve, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_janus"))
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(["--auth-resource", "http://127.0.0.1/mcp"])
-        .args(["--auth-server", "https://auth.example"])
-        .arg("--auth-hmac-secret-file")
-        .arg(secret_file)
-        .args(["--auth-scope", "mcp:tools"])
-        .env("JANUS_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("janus serve starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = None;
-    for _ in 0..20 {
-        let mut l = String::new();
-        if err.read_line(&mut l).unwrap_or(0) == 0 {
-            break;
-        }
-        if l.contains("bearer tokens required") {
-            addr = l
-                .split("addr=")
-                .nth(1)
-                .and_then(|a| a.split_whitespace().next())
-                .map(str::to_owned);
-            break;
-        }
-    }
-    let child = Serve(child);
-    (child, addr.expect("janus logs the address it listens on"))
+fn start(secret_file: &std::path::Path) -> (HttpServe, String) {
+    let secret = secret_file.to_str().expect("a UTF-8 path");
+    let serve = HttpServe::start(&[
+        "--auth-resource",
+        "http://127.0.0.1/mcp",
+        "--auth-server",
+        "https://auth.example",
+        "--auth-hmac-secret-file",
+        secret,
+        "--auth-scope",
+        "mcp:tools",
+    ]);
+    let addr = serve.addr.clone();
+    (serve, addr)
 }
 
 /// One request on its own connection: the status, the raw head and the body.

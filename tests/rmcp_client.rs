@@ -193,63 +193,14 @@ async fn via_child_process(mode: &Mode) -> String {
     negotiated
 }
 
-/// A `janus serve --http` on a free loopback port, stopped (by its pid) when dropped.
-struct HttpServer {
-    child: tokio::process::Child,
-    url: String,
-}
-
-impl HttpServer {
-    async fn start(extra: &[&str]) -> Self {
-        use tokio::io::AsyncBufReadExt as _;
-        let mut child = tokio::process::Command::new(support::janus_bin())
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("JANUS_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn janus serve --http");
-        let mut err = tokio::io::BufReader::new(child.stderr.take().expect("piped stderr"));
-        let mut addr = None;
-        for _ in 0..20 {
-            let mut l = String::new();
-            if err.read_line(&mut l).await.unwrap_or(0) == 0 {
-                break;
-            }
-            if l.contains("listening (HTTP") {
-                addr = l
-                    .split("addr=")
-                    .nth(1)
-                    .and_then(|a| a.split_whitespace().next())
-                    .map(str::to_owned);
-                break;
-            }
-        }
-        let addr = addr.expect("janus logs the address it listens on");
-        // The log goes on being drained, so that the server never blocks on it.
-        tokio::spawn(async move {
-            let mut sink = tokio::io::sink();
-            let _ = tokio::io::copy(&mut err, &mut sink).await;
-        });
-        Self {
-            child,
-            url: format!("http://{addr}/mcp"),
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
 /// Runs one mode through rmcp's streamable HTTP client; `token` goes in `Authorization`.
-async fn via_http(mode: &Mode, server: &HttpServer, token: Option<&str>) -> Result<String, String> {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
+async fn via_http(
+    mode: &Mode,
+    server: &support::HttpServe,
+    token: Option<&str>,
+) -> Result<String, String> {
+    let url = format!("http://{}/mcp", server.addr);
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
     if let Some(t) = token {
         config = config.auth_header(t);
     }
@@ -532,7 +483,7 @@ async fn run(mode: Mode) {
         mode.name
     );
     let wire = check_wire(&mode, &sent, &received);
-    let http = HttpServer::start(&[]).await;
+    let http = support::HttpServe::start(&[]);
     let over_http = tokio::time::timeout(CONNECTION_TIMEOUT, via_http(&mode, &http, None))
         .await
         .unwrap_or_else(|_| panic!("{}: timed out (streamable HTTP)", mode.name))
@@ -614,15 +565,14 @@ async fn rmcp_over_http_with_a_bearer_token() {
     let secret_file = dir.join("secret");
     std::fs::write(&secret_file, secret).expect("write the secret");
     let resource = "http://127.0.0.1/mcp";
-    let http = HttpServer::start(&[
+    let http = support::HttpServe::start(&[
         "--auth-resource",
         resource,
         "--auth-server",
         "https://auth.example",
         "--auth-hmac-secret-file",
         secret_file.to_str().expect("a UTF-8 path"),
-    ])
-    .await;
+    ]);
     let exp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("after 1970")

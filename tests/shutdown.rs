@@ -1,6 +1,8 @@
 //! `janus serve` on SIGTERM or SIGINT (`decisions.md`, "shutdown"): it stops reading, finishes
 //! the requests in flight, writes their answers, and exits 0.
 
+mod support;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -100,32 +102,8 @@ fn sigint_drains_tcp_connections_and_exits_0() {
 #[test]
 fn sigterm_drains_http_requests_in_flight_and_exits_0() {
     use std::io::Read;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_janus"))
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .env("JANUS_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("janus serve --http starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = None;
-    for _ in 0..20 {
-        let mut l = String::new();
-        if err.read_line(&mut l).unwrap_or(0) == 0 {
-            break;
-        }
-        if l.contains("listening (HTTP)") {
-            addr = l
-                .split("addr=")
-                .nth(1)
-                .and_then(|a| a.split_whitespace().next())
-                .map(str::to_owned);
-            break;
-        }
-    }
-    let addr = addr.expect("janus logs the address it listens on");
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let mut serve = support::HttpServe::start(&[]);
+    let addr = serve.addr.clone();
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":400}},{ENV}}}}}"#
     );
@@ -141,7 +119,7 @@ fn sigterm_drains_http_requests_in_flight_and_exits_0() {
     let started = Instant::now();
     assert!(
         Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
+            .args(["-TERM", &serve.child.id().to_string()])
             .status()
             .unwrap()
             .success()
@@ -153,7 +131,7 @@ fn sigterm_drains_http_requests_in_flight_and_exits_0() {
     assert!(answer.contains("slept 400 ms"), "{answer}");
     let deadline = Instant::now() + Duration::from_secs(10);
     let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
+        if let Some(st) = serve.child.try_wait().unwrap() {
             break st;
         }
         assert!(

@@ -20,7 +20,7 @@ pub struct HttpPlan {
     /// The name of the plan.
     pub name: &'static str,
     /// Time of one measurement.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "crate::e2e::secs")]
     pub time: Duration,
     /// The connection counts measured.
     pub connections: Vec<usize>,
@@ -30,10 +30,6 @@ pub struct HttpPlan {
     pub runs: usize,
     /// The most requests of one measurement.
     pub max_requests: u64,
-}
-
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 impl HttpPlan {

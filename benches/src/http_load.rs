@@ -28,8 +28,8 @@ fn bad(msg: String) -> io::Error {
     io::Error::other(msg)
 }
 
-/// Serves `service` on `listener` with hyper (HTTP/1.1 and HTTP/2, whichever the client
-/// speaks), `TCP_NODELAY` on each connection, until the process is killed. Logs
+/// Serves `service` on `listener` with the endpoint's own hyper loop (`serve_http`: HTTP/1.1
+/// and HTTP/2, `TCP_NODELAY` on each connection) until the process is killed. Logs
 /// `listening addr=<bound>` on stderr first.
 ///
 /// # Errors
@@ -54,22 +54,8 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     eprintln!("listening addr={bound}");
-    let builder =
-        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-    loop {
-        let (stream, _) = match listener.accept().await {
-            Ok(x) => x,
-            Err(e) if e.kind() != io::ErrorKind::OutOfMemory => continue,
-            Err(e) => return Err(e),
-        };
-        let _ = stream.set_nodelay(true);
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let svc = hyper_util::service::TowerToHyperService::new(service.clone());
-        let conn = builder.serve_connection(io, svc).into_owned();
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-    }
+    let never = janus_server_core::serve::Shutdown::new();
+    janus_server_core::http::serve_http(service, listener, &never, Duration::ZERO).await
 }
 
 /// The answer of the floor to one request body: its id and its text, read naively, in a

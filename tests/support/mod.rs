@@ -303,3 +303,60 @@ pub(crate) fn run_file(path: &std::path::Path) -> usize {
     );
     scenarios.len()
 }
+
+/// A `janus serve --http 127.0.0.1:0` with extra arguments, and the address it logs; killed
+/// (by its pid) when dropped, unless it has exited.
+pub(crate) struct HttpServe {
+    /// The process.
+    pub(crate) child: Child,
+    /// Where it listens (`127.0.0.1:PORT`).
+    pub(crate) addr: String,
+}
+
+impl HttpServe {
+    /// Starts it and waits for its `listening (HTTP...) addr=...` log line; the rest of its
+    /// log is drained on a thread, so it never blocks on a full pipe.
+    pub(crate) fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(janus_bin())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .env("JANUS_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("janus serve --http starts");
+        let mut err = BufReader::new(child.stderr.take().expect("piped stderr"));
+        let mut addr = None;
+        for _ in 0..20 {
+            let mut l = String::new();
+            if err.read_line(&mut l).unwrap_or(0) == 0 {
+                break;
+            }
+            if l.contains("listening (HTTP") {
+                addr = l
+                    .split("addr=")
+                    .nth(1)
+                    .and_then(|a| a.split_whitespace().next())
+                    .map(str::to_owned);
+                break;
+            }
+        }
+        thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("janus serve --http {args:?} logged no address");
+        };
+        Self { child, addr }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
