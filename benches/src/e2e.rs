@@ -337,7 +337,7 @@ pub fn run(
     })
 }
 
-fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     if x >= 1e6 {
         format!("{:.2} M", x / 1e6)
     } else if x >= 1e3 {
@@ -347,7 +347,7 @@ fn rate(x: f64) -> String {
     }
 }
 
-fn size(b: usize) -> String {
+pub(crate) fn size(b: usize) -> String {
     match b {
         b if b >= 1 << 20 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 => format!("{} KiB", b >> 10),

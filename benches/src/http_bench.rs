@@ -7,6 +7,7 @@
 //! median of the ratios of each run's pair.
 
 use crate::http_load::{self, HttpTarget, Load, Running};
+use crate::e2e::{rate, size};
 use crate::load::{self, Era};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -287,24 +288,6 @@ fn checks(
         }
     }
     out
-}
-
-fn rate(x: f64) -> String {
-    if x >= 1e6 {
-        format!("{:.2} M", x / 1e6)
-    } else if x >= 1e3 {
-        format!("{:.1} k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
-}
-
-fn size(b: usize) -> String {
-    if b >= 1024 {
-        format!("{} KiB", b / 1024)
-    } else {
-        format!("{b} B")
-    }
 }
 
 impl fmt::Display for HttpReport {
