@@ -6,8 +6,8 @@
 //! the machine's speed hits every server alike. Figures are medians over runs; a ratio is the
 //! median of the ratios of each run's pair.
 
-use crate::http_load::{self, HttpTarget, Load, Running};
 use crate::e2e::{rate, size};
+use crate::http_load::{self, HttpTarget, Load, Running};
 use crate::load::{self, Era};
 use serde::Serialize;
 use std::collections::HashMap;

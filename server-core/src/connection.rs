@@ -81,6 +81,8 @@ pub struct Connection {
     /// Notifications sent while a request is dispatched (an inline handler's progress, a
     /// task's status): written before its answer.
     notes: RefCell<BytesMut>,
+    /// Who the transport says sends the requests now being read.
+    principal: Option<Arc<crate::ctx::Principal>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -112,6 +114,7 @@ impl Connection {
             notify: Arc::clone(DISCARD.get_or_init(|| Arc::new(Discard))),
             now_ms: 0,
             notes: RefCell::new(BytesMut::new()),
+            principal: None,
         }
     }
 
@@ -119,6 +122,13 @@ impl Connection {
     /// [`crate::stateless`] serves one request with.
     pub(crate) fn modern_over(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {
         Self::with_tasks(server, tasks, State::Modern)
+    }
+
+    /// Sets who sends the requests read from now on, as the transport's authorization
+    /// established it (an HTTP transport sets it for each request); handlers see it as
+    /// [`Ctx::principal`].
+    pub fn set_principal(&mut self, principal: Option<Arc<crate::ctx::Principal>>) {
+        self.principal = principal;
     }
 
     /// Sets where the notifications of running work go (the driver's channel).
@@ -498,11 +508,13 @@ impl Connection {
 /// client is the session's).
 fn request_info<'a>(
     session: &'a Session,
+    principal: Option<&'a crate::ctx::Principal>,
     id: Id<'a>,
     msg: &'a Message<'a>,
     shape: Shape,
 ) -> RequestInfo<'a> {
     RequestInfo {
+        principal,
         id,
         version: shape.version,
         msg,
@@ -554,7 +566,7 @@ impl Connection {
             return;
         }
         let args = Args::new(args);
-        let info = request_info(&self.session, id, msg, shape);
+        let info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         match handler {
             Handler::Inline(tool) if task.is_none() => {
                 let mark = out.len();

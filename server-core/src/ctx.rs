@@ -165,10 +165,49 @@ pub(crate) struct Session {
     pub(crate) log_level: Option<LogLevel>,
 }
 
+/// Who a verified token speaks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Principal {
+    /// The token's subject (`sub`).
+    pub subject: Option<String>,
+    /// The client the token was issued to (`client_id` or `azp`).
+    pub client_id: Option<String>,
+    /// The scopes the token grants.
+    pub scopes: Vec<String>,
+}
+
+impl Principal {
+    /// A principal with these fields.
+    #[must_use]
+    pub fn new(subject: Option<String>, client_id: Option<String>, scopes: Vec<String>) -> Self {
+        Self {
+            subject,
+            client_id,
+            scopes,
+        }
+    }
+
+    /// True when one of the token's scopes is `scope` or a broader one: `files` grants
+    /// `files:read` (the specification asks servers to honour scope hierarchies; this one is
+    /// the colon-separated prefix).
+    #[must_use]
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| {
+            scope == s
+                || scope
+                    .strip_prefix(s.as_str())
+                    .is_some_and(|rest| rest.starts_with(':'))
+        })
+    }
+}
+
 /// What a request says of itself: read from its envelope (or its session's `initialize`) only
 /// when a handler asks, so a handler that asks nothing costs nothing.
 #[derive(Clone, Copy)]
 pub(crate) struct RequestInfo<'a> {
+    /// Who the transport's authorization says the caller is.
+    pub(crate) principal: Option<&'a Principal>,
     pub(crate) id: Id<'a>,
     pub(crate) version: ProtocolVersion,
     pub(crate) msg: &'a Message<'a>,
@@ -279,6 +318,12 @@ impl<'a> Ctx<'a> {
         self.info.id
     }
 
+    /// Who the caller is, when the transport verified a token (HTTP with an `AuthLayer`).
+    #[must_use]
+    pub const fn principal(&self) -> Option<&'a Principal> {
+        self.info.principal
+    }
+
     /// The revision the request is served in: the negotiated one (legacy) or the one its
     /// envelope names (modern).
     #[must_use]
@@ -375,6 +420,7 @@ impl<'a> Ctx<'a> {
             client_info: self.info.client_info().map(str::to_owned),
             progress_token: self.info.progress_token().map(|t| t.as_str().to_owned()),
             log_level: self.info.log_level(),
+            principal: self.info.principal.cloned(),
             job,
             notify,
             signal,
@@ -395,6 +441,7 @@ struct Owned {
     client_info: Option<String>,
     progress_token: Option<String>,
     log_level: Option<LogLevel>,
+    principal: Option<Principal>,
     job: JobId,
     notify: Arc<dyn Notify>,
     signal: CancelSignal,
@@ -421,6 +468,12 @@ impl Context {
     #[must_use]
     pub fn request_id(&self) -> Id<'_> {
         self.0.id.as_id()
+    }
+
+    /// Who the caller is, when the transport verified a token.
+    #[must_use]
+    pub fn principal(&self) -> Option<&Principal> {
+        self.0.principal.as_ref()
     }
 
     /// The revision the request is served in.

@@ -126,6 +126,19 @@ impl Stateless {
         notify: &Arc<dyn Notify>,
         out: &mut BytesMut,
     ) -> Option<Pending> {
+        self.handle_as(read, now_ms, notify, None, out)
+    }
+
+    /// [`Stateless::handle`] for a request whose sender the transport verified: its
+    /// handlers see `principal` ([`crate::Ctx::principal`]).
+    pub fn handle_as(
+        &self,
+        read: Result<Parsed<'_>, Rejection<'_>>,
+        now_ms: u64,
+        notify: &Arc<dyn Notify>,
+        principal: Option<Arc<crate::ctx::Principal>>,
+        out: &mut BytesMut,
+    ) -> Option<Pending> {
         if let Ok(Parsed::Batch(_)) = read {
             wire::write_reason(
                 out,
@@ -138,6 +151,7 @@ impl Stateless {
         }
         let mut conn = Connection::modern_over(Arc::clone(&self.server), Arc::clone(&self.tasks));
         conn.set_notify(Arc::clone(notify));
+        conn.set_principal(principal);
         conn.handle_time(now_ms);
         conn.handle_read(read, out);
         match conn.poll_action() {

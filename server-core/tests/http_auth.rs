@@ -426,3 +426,81 @@ async fn a_verifier_of_ones_own_hands_its_principal_to_the_service_behind() {
         Some("unknown token")
     );
 }
+
+#[tokio::test]
+async fn handlers_see_who_calls_in_both_eras() {
+    use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
+    use janus_server_core::{Ctx, RpcError, Server};
+    fn whoami(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+        let who = ctx.principal().and_then(|p| p.subject.clone());
+        out.text(&who.unwrap_or_else(|| "nobody".into()));
+        Ok(())
+    }
+    fn whoami_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+        let ctx = ctx.to_owned();
+        Ok(Box::pin(async move {
+            let who = ctx.principal().and_then(|p| p.subject.clone());
+            Ok(ToolResult::text(format!(
+                "later {}",
+                who.unwrap_or_default()
+            )))
+        }))
+    }
+    let server = Server::builder("w", "1")
+        .tool(
+            ToolSpec::new("whoami", "w", r#"{"type":"object"}"#).unwrap(),
+            whoami,
+        )
+        .async_tool(
+            ToolSpec::new("whoami_later", "w", r#"{"type":"object"}"#).unwrap(),
+            whoami_later,
+        )
+        .build()
+        .unwrap();
+    let verifier = |token: &str| {
+        Ok(Principal::new(
+            Some(token.to_owned()),
+            None,
+            vec!["mcp:tools".into()],
+        ))
+    };
+    let mcp = McpService::new(server, HttpConfig::default());
+    let (addr, _stop) = start(AuthLayer::new(verifier, resource()).layer(mcp)).await;
+    let call = |id: u64, tool: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+    };
+    for (tool, want) in [("whoami", "ann"), ("whoami_later", "later ann")] {
+        let h = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", tool),
+            ("authorization", "Bearer ann"),
+        ];
+        let r = request(addr, "POST", "/mcp", &h, &call(1, tool)).await;
+        assert_eq!(r.json()["result"]["content"][0]["text"], want, "{tool}");
+    }
+    // A legacy session: each POST's own token is the caller of its requests.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = request(
+        addr,
+        "POST",
+        "/mcp",
+        &[("authorization", "Bearer bo")],
+        init,
+    )
+    .await;
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    for (token, want) in [("bo", "bo"), ("cy", "cy")] {
+        let bearer = format!("Bearer {token}");
+        let h = [
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("authorization", bearer.as_str()),
+        ];
+        let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
+        let r = request(addr, "POST", "/mcp", &h, body).await;
+        assert_eq!(r.json()["result"]["content"][0]["text"], want);
+    }
+}

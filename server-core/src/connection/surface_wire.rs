@@ -196,7 +196,7 @@ impl Connection {
             invalid(out, id, &m);
             return;
         }
-        let info = super::request_info(&self.session, id, msg, shape);
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         let ctx = Ctx::inline(info, &self.notes);
         let mut messages = PromptMessages::default();
         if let Err(e) = guarded(|| handler.get(&ctx, args, &mut messages)) {
@@ -304,7 +304,7 @@ impl Connection {
         };
         let server = &self.server;
         let s = &server.surface;
-        let info = super::request_info(&self.session, id, msg, shape);
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         let ctx = Ctx::inline(info, &self.notes);
         let mut contents = Contents::default();
         let read = if let Some((_, h)) = s.resources.iter().find(|(r, _)| r.uri == uri) {
@@ -405,7 +405,7 @@ impl Connection {
             value: &value,
             context: msg.param("context").and_then(|c| c.get("arguments")),
         };
-        let info = super::request_info(&self.session, id, msg, shape);
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         let ctx = Ctx::inline(info, &self.notes);
         let values = match server.surface.completion(&target, &name) {
             Some(h) => match guarded(|| Ok(h.complete(&ctx, &req))) {

@@ -27,42 +27,7 @@ use std::task::{Context, Poll};
 /// Where RFC 9728 puts the metadata document.
 pub const METADATA_PREFIX: &str = "/.well-known/oauth-protected-resource";
 
-/// Who a verified token speaks for.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Principal {
-    /// The token's subject (`sub`).
-    pub subject: Option<String>,
-    /// The client the token was issued to (`client_id` or `azp`).
-    pub client_id: Option<String>,
-    /// The scopes the token grants.
-    pub scopes: Vec<String>,
-}
-
-impl Principal {
-    /// A principal with these fields.
-    #[must_use]
-    pub fn new(subject: Option<String>, client_id: Option<String>, scopes: Vec<String>) -> Self {
-        Self {
-            subject,
-            client_id,
-            scopes,
-        }
-    }
-
-    /// True when one of the token's scopes is `scope` or a broader one: `files` grants
-    /// `files:read` (the specification asks servers to honour scope hierarchies; this one is
-    /// the colon-separated prefix).
-    #[must_use]
-    pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| {
-            scope == s
-                || scope
-                    .strip_prefix(s.as_str())
-                    .is_some_and(|rest| rest.starts_with(':'))
-        })
-    }
-}
+pub use crate::ctx::Principal;
 
 /// Checks an access token: the token's principal, or why it is not accepted (a short text
 /// that goes into `error_description`).

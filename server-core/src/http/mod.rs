@@ -375,6 +375,7 @@ impl Inner {
             return r;
         }
         let (parts, body) = req.into_parts();
+        let principal = parts.extensions.get::<Principal>().cloned().map(Arc::new);
         let too_big = || {
             refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -404,7 +405,7 @@ impl Inner {
                 );
             }
         };
-        self.serve_body(&parts.headers, &body).await
+        self.serve_body(&parts.headers, &body, principal).await
     }
 
     fn check_origin_and_host(&self, headers: &HeaderMap) -> Option<Response<McpBody>> {
@@ -439,7 +440,12 @@ impl Inner {
         None
     }
 
-    async fn serve_body(&self, headers: &HeaderMap, body: &[u8]) -> Response<McpBody> {
+    async fn serve_body(
+        &self,
+        headers: &HeaderMap,
+        body: &[u8],
+        principal: Option<Arc<Principal>>,
+    ) -> Response<McpBody> {
         let read = Parser::new().parse(body);
         let msg = match &read {
             Err(_) => None,
@@ -455,7 +461,10 @@ impl Inner {
             && let Ok(Some(id)) = one_header(headers, "mcp-session-id")
         {
             let version = one_header(headers, "mcp-protocol-version").ok().flatten();
-            return self.sessions.post(id, version, body, now_ms()).await;
+            return self
+                .sessions
+                .post(id, version, body, principal, now_ms())
+                .await;
         }
         if let Some(m) = msg {
             if !m.is_request() {
@@ -489,7 +498,7 @@ impl Inner {
                         "Method not found: initialize (removed in 2026-07-28)",
                     );
                 }
-                return self.sessions.initialize(body, now_ms()).await;
+                return self.sessions.initialize(body, principal, now_ms()).await;
             }
             if !m.envelope().is_modern() {
                 return fail(
@@ -517,7 +526,9 @@ impl Inner {
         let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
         let notify: Arc<dyn Notify> = Arc::new(Events(tx.clone()));
         let mut out = BytesMut::new();
-        let pending = self.stateless.handle(read, now_ms(), &notify, &mut out);
+        let pending = self
+            .stateless
+            .handle_as(read, now_ms(), &notify, principal, &mut out);
         drop(notify);
         match pending {
             None if out.is_empty() => empty(StatusCode::ACCEPTED),

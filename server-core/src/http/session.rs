@@ -13,6 +13,7 @@ use super::body::{
     too_many_streams,
 };
 use crate::connection::Connection;
+use crate::ctx::Principal;
 use crate::ctx::{JobId, Notify};
 use crate::jobs::{Action, JobEnd};
 use crate::server::Server;
@@ -253,7 +254,12 @@ impl Sessions {
     }
 
     /// `initialize`: a new session, answered with its id.
-    pub(super) async fn initialize(&self, body: &[u8], now_ms: u64) -> Response<McpBody> {
+    pub(super) async fn initialize(
+        &self,
+        body: &[u8],
+        principal: Option<Arc<Principal>>,
+        now_ms: u64,
+    ) -> Response<McpBody> {
         let id = {
             let mut map = lock(&self.map);
             self.expire(&mut map, now_ms);
@@ -291,7 +297,7 @@ impl Sessions {
         let Some(session) = self.get(&id, now_ms) else {
             return empty(StatusCode::NOT_FOUND);
         };
-        let mut r = post(session, body, now_ms, &self.streams).await;
+        let mut r = post(session, body, principal, now_ms, &self.streams).await;
         if r.status() == StatusCode::OK
             && let Ok(v) = HeaderValue::from_str(&id)
         {
@@ -308,6 +314,7 @@ impl Sessions {
         id: &str,
         version: Option<&str>,
         body: &[u8],
+        principal: Option<Arc<Principal>>,
         now_ms: u64,
     ) -> Response<McpBody> {
         let Some(session) = self.get(id, now_ms) else {
@@ -326,7 +333,7 @@ impl Sessions {
                 "Unsupported MCP-Protocol-Version header",
             );
         }
-        post(session, body, now_ms, &self.streams).await
+        post(session, body, principal, now_ms, &self.streams).await
     }
 
     /// `GET`: the session's server-to-client stream, one at a time.
@@ -376,6 +383,7 @@ impl Sessions {
 async fn post(
     session: Arc<Session>,
     body: &[u8],
+    principal: Option<Arc<Principal>>,
     now_ms: u64,
     streams: &Arc<Streams>,
 ) -> Response<McpBody> {
@@ -397,6 +405,8 @@ async fn post(
             st.waiting.insert(id.clone(), tx.clone());
         }
         st.conn.handle_time(now_ms);
+        // NB. Each POST carries its own token: its requests are that token's.
+        st.conn.set_principal(principal);
         let cancelled = cancelled_ids(&read);
         let mut out = BytesMut::new();
         st.conn.handle_read(read, &mut out);
