@@ -3,19 +3,24 @@
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
-#[test]
-fn the_conformance_fixtures_answer_over_stdio_in_both_eras() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_janus"))
+/// `janus serve --tools conformance` on piped stdin and stdout.
+fn serve_conformance() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_janus"))
         .args(["serve", "--tools", "conformance"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("janus serve starts");
+        .expect("janus serve starts")
+}
+
+#[test]
+fn the_conformance_fixtures_answer_over_stdio_in_both_eras() {
+    let mut child = serve_conformance();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
     let mut next = || {
@@ -59,13 +64,7 @@ fn the_conformance_fixtures_answer_over_stdio_in_both_eras() {
     assert!(child.wait().unwrap().success());
 
     // The modern era on a new process: a URI nothing holds is -32602 with the URI.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_janus"))
-        .args(["serve", "--tools", "conformance"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("janus serve starts");
+    let mut child = serve_conformance();
     let mut input = child.stdin.take().unwrap();
     writeln!(
         input,

@@ -65,6 +65,19 @@ impl JwtVerifier {
         }
     }
 
+    /// A verifier of one key without an id, in its whole algorithm family.
+    fn one_key(key: DecodingKey, audience: &str) -> Self {
+        let algorithms = family_algorithms(&key);
+        Self::with_keys(
+            vec![Key {
+                kid: None,
+                algorithms,
+                key,
+            }],
+            audience,
+        )
+    }
+
     /// Tokens signed with the shared secret `secret` (HS256, HS384, HS512) for `audience`.
     ///
     /// # Errors
@@ -75,15 +88,7 @@ impl JwtVerifier {
             return Err(KeyError("an HMAC secret needs at least 32 bytes".into()));
         }
         let key = DecodingKey::from_secret(secret).map_err(|e| KeyError(e.to_string()))?;
-        let algorithms = family_algorithms(&key);
-        Ok(Self::with_keys(
-            vec![Key {
-                kid: None,
-                algorithms,
-                key,
-            }],
-            audience,
-        ))
+        Ok(Self::one_key(key, audience))
     }
 
     /// Tokens signed by the private half of the PEM public key `pem` (RSA, EC or Ed25519).
@@ -96,15 +101,7 @@ impl JwtVerifier {
             .or_else(|_| DecodingKey::from_ec_pem(pem))
             .or_else(|_| DecodingKey::from_ed_pem(pem))
             .map_err(|_| KeyError("not a PEM public key (RSA, EC or Ed25519)".into()))?;
-        let algorithms = family_algorithms(&key);
-        Ok(Self::with_keys(
-            vec![Key {
-                kid: None,
-                algorithms,
-                key,
-            }],
-            audience,
-        ))
+        Ok(Self::one_key(key, audience))
     }
 
     /// Tokens signed by a key of the JWKS document `jwks` (`{"keys":[...]}`). Keys for
