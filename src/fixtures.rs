@@ -3,17 +3,19 @@
 //!
 //! Served so far: the content tools, logging and progress tools, the error tool, the 2020-12
 //! schema tool, a tool with an `x-mcp-header` argument, the prompts, the resources and the
-//! template, and the completion of `test_prompt_with_arguments`. Not yet: the fixtures that
-//! need the client's input (sampling, elicitation, `input_required`), `subscriptions/listen`
-//! and list changes.
+//! template, the completion of `test_prompt_with_arguments`, and the tools and prompt that
+//! need the client's input (sampling, elicitation and roots: real requests on a handshake
+//! session, `input_required` rounds in 2026-07-28, through the one `Ctx::input` API). Not
+//! yet: `subscriptions/listen` and list changes.
 
+use janus_server_core::codec::RawJson;
 use janus_server_core::complete::CompletionRequest;
 use janus_server_core::content::Content;
 use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
 use janus_server_core::resources::{Contents, ResourceSpec, TemplateSpec, Vars};
+use janus_server_core::server::ServerBuilder;
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, Json, LogLevel, RpcError, Server};
-use std::sync::Arc;
+use janus_server_core::{Ctx, InputRequest, InputRequired, Json, LogLevel, RpcError, Server};
 use std::time::Duration;
 
 /// A 1x1 red PNG.
@@ -223,8 +225,232 @@ fn complete_arg1(_: &Ctx<'_>, req: &CompletionRequest<'_>) -> Vec<String> {
         .collect()
 }
 
-/// The conformance suite's fixture server.
-pub(crate) fn server() -> Arc<Server> {
+// ---- Input from the client ----------------------------------------------------------------
+
+/// An elicitation's `action` and `content`, as the suite's texts show them.
+fn elicited(r: RawJson<'_>) -> (String, String) {
+    let action = r
+        .get("action")
+        .and_then(RawJson::as_string)
+        .map_or_else(|| "unknown".to_owned(), std::borrow::Cow::into_owned);
+    let content = r.get("content").map_or("{}", RawJson::as_str).to_owned();
+    (action, content)
+}
+
+/// A sampling answer's text.
+fn sampled(r: RawJson<'_>) -> String {
+    r.get("content")
+        .and_then(|c| c.get("text"))
+        .and_then(RawJson::as_string)
+        .map_or_else(String::new, std::borrow::Cow::into_owned)
+}
+
+/// One field of an accepted elicitation's content.
+fn field(r: RawJson<'_>, name: &str) -> Option<String> {
+    r.get("content").and_then(|c| c.get(name)).map(|v| {
+        v.as_string()
+            .map_or_else(|| v.as_str().to_owned(), std::borrow::Cow::into_owned)
+    })
+}
+
+fn ask(key: &str, request: InputRequest) -> RpcError {
+    InputRequired::new().ask(key, request).into()
+}
+
+const NAME_SCHEMA: &str =
+    r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+
+fn sampling(ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(r) = ctx.input("answer") else {
+        let prompt = args.str("prompt").unwrap_or_default();
+        return Err(ask("answer", InputRequest::sample_text(&prompt, 100)));
+    };
+    out.text(&format!("LLM response: {}", sampled(r)));
+    Ok(())
+}
+
+fn elicitation(ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(r) = ctx.input("user") else {
+        let message = args.str("message").unwrap_or_default();
+        let schema = r#"{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}"#;
+        return Err(ask("user", InputRequest::elicit(&message, schema)?));
+    };
+    let (action, content) = elicited(r);
+    out.text(&format!(
+        "User response: action={action}, content={content}"
+    ));
+    Ok(())
+}
+
+/// A tool that elicits with `schema` and reports what came back.
+fn elicit_with(
+    schema: &'static str,
+) -> impl Fn(&Ctx<'_>, Args<'_>, &mut Output<'_>) -> Result<(), RpcError> {
+    move |ctx, _, out| {
+        let Some(r) = ctx.input("form") else {
+            return Err(ask(
+                "form",
+                InputRequest::elicit("Please review the form", schema)?,
+            ));
+        };
+        let (action, content) = elicited(r);
+        out.text(&format!(
+            "Elicitation completed: action={action}, content={content}"
+        ));
+        Ok(())
+    }
+}
+
+const DEFAULTS_SCHEMA: &str = r#"{"type":"object","properties":{"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","default":30},"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","default":true}}}"#;
+
+const ENUMS_SCHEMA: &str = r#"{"type":"object","properties":{"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}"#;
+
+fn mrtr_elicitation(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let name = ctx.input("user_name").and_then(|r| field(r, "name"));
+    let Some(name) = name else {
+        return Err(ask(
+            "user_name",
+            InputRequest::elicit("What is your name?", NAME_SCHEMA)?,
+        ));
+    };
+    out.text(&format!("Hello, {name}!"));
+    Ok(())
+}
+
+fn mrtr_sampling(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(r) = ctx.input("capital_question") else {
+        let q = InputRequest::sample_text("What is the capital of France?", 100);
+        return Err(ask("capital_question", q));
+    };
+    out.text(&format!("The model said: {}", sampled(r)));
+    Ok(())
+}
+
+fn mrtr_roots(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(r) = ctx.input("client_roots") else {
+        return Err(ask("client_roots", InputRequest::list_roots()));
+    };
+    let roots = r.get("roots").map_or("[]", RawJson::as_str);
+    out.text(&format!("Client roots: {roots}"));
+    Ok(())
+}
+
+const CONFIRM_SCHEMA: &str =
+    r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+/// Asks for a confirmation with its own state; completes once both come back.
+fn mrtr_state(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    match (ctx.input("confirm"), ctx.request_state()) {
+        (Some(_), Some("state-ok")) => {
+            out.text("Confirmed, and the request state came back: state-ok");
+            Ok(())
+        }
+        _ => Err(InputRequired::new()
+            .ask(
+                "confirm",
+                InputRequest::elicit("Please confirm", CONFIRM_SCHEMA)?,
+            )
+            .state("state-ok")
+            .into()),
+    }
+}
+
+fn mrtr_multiple(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let (Some(user), Some(greeting), Some(_)) = (
+        ctx.input("user_name"),
+        ctx.input("greeting"),
+        ctx.input("client_roots"),
+    ) else {
+        return Err(InputRequired::new()
+            .ask(
+                "user_name",
+                InputRequest::elicit("What is your name?", NAME_SCHEMA)?,
+            )
+            .ask(
+                "greeting",
+                InputRequest::sample_text("Generate a greeting", 50),
+            )
+            .ask("client_roots", InputRequest::list_roots())
+            .into());
+    };
+    let name = field(user, "name").unwrap_or_default();
+    out.text(&format!("{} {name}!", sampled(greeting)));
+    Ok(())
+}
+
+fn mrtr_multi_round(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(name) = ctx.input("step1").and_then(|r| field(r, "name")) else {
+        return Err(ask(
+            "step1",
+            InputRequest::elicit("Step 1: What is your name?", NAME_SCHEMA)?,
+        ));
+    };
+    let Some(color) = ctx.input("step2").and_then(|r| field(r, "color")) else {
+        let schema =
+            r#"{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}"#;
+        return Err(ask(
+            "step2",
+            InputRequest::elicit("Step 2: What is your favorite color?", schema)?,
+        ));
+    };
+    out.text(&format!("Hello {name}, your favorite color is {color}."));
+    Ok(())
+}
+
+fn mrtr_tampered(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    if ctx.input("confirm").is_none() {
+        return Err(InputRequired::new()
+            .ask(
+                "confirm",
+                InputRequest::elicit("Please confirm", CONFIRM_SCHEMA)?,
+            )
+            .state("protected")
+            .into());
+    }
+    out.text("The request state verified");
+    Ok(())
+}
+
+/// Asks for both sampling and elicitation: the core sends only what the client declared.
+fn mrtr_capabilities(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    if ctx.input("sample").is_none() && ctx.input("confirm").is_none() {
+        return Err(InputRequired::new()
+            .ask("sample", InputRequest::sample_text("Say hello", 20))
+            .ask(
+                "confirm",
+                InputRequest::elicit("Please confirm", CONFIRM_SCHEMA)?,
+            )
+            .into());
+    }
+    out.text("Served with the input the client could give");
+    Ok(())
+}
+
+/// Needs sampling: a client that did not declare it gets `-32021`.
+fn missing_capability(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let Some(r) = ctx.input("sample") else {
+        return Err(ask("sample", InputRequest::sample_text("Say hello", 20)));
+    };
+    out.text(&format!("Sampled: {}", sampled(r)));
+    Ok(())
+}
+
+fn mrtr_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+    let Some(context) = ctx.input("user_context").and_then(|r| field(r, "context")) else {
+        let schema = r#"{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}"#;
+        return Err(ask(
+            "user_context",
+            InputRequest::elicit("What context should the prompt use?", schema)?,
+        ));
+    };
+    out.user(Content::text(format!(
+        "Answer with this context in mind: {context}"
+    )));
+    Ok(())
+}
+
+/// The conformance suite's fixture server, to configure further.
+pub(crate) fn builder() -> ServerBuilder {
     let header_schema = r#"{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Value"}},"required":["value"]}"#;
     Server::builder("janus-conformance", env!("CARGO_PKG_VERSION"))
         .title("Janus conformance fixtures")
@@ -293,6 +519,133 @@ pub(crate) fn server() -> Arc<Server> {
             ),
             custom_header,
         )
+        .tool(
+            spec(
+                "test_sampling",
+                "Asks the client's model",
+                r#"{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"]}"#,
+            ),
+            sampling,
+        )
+        .tool(
+            spec(
+                "test_elicitation",
+                "Asks the user for a username and an email",
+                r#"{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}"#,
+            ),
+            elicitation,
+        )
+        .tool(
+            spec(
+                "test_elicitation_sep1034_defaults",
+                "Elicits with defaults for every primitive type",
+                NO_ARGS,
+            ),
+            elicit_with(DEFAULTS_SCHEMA),
+        )
+        .tool(
+            spec(
+                "test_elicitation_sep1330_enums",
+                "Elicits with the five enum forms",
+                NO_ARGS,
+            ),
+            elicit_with(ENUMS_SCHEMA),
+        )
+        .tool(
+            spec(
+                "test_input_required_result_elicitation",
+                "Asks the user's name",
+                NO_ARGS,
+            ),
+            mrtr_elicitation,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_sampling",
+                "Asks the client's model",
+                NO_ARGS,
+            ),
+            mrtr_sampling,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_list_roots",
+                "Asks the client's roots",
+                NO_ARGS,
+            ),
+            mrtr_roots,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_request_state",
+                "Keeps a state across the round",
+                NO_ARGS,
+            ),
+            mrtr_state,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_multiple_inputs",
+                "Asks three things at once",
+                NO_ARGS,
+            ),
+            mrtr_multiple,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_multi_round",
+                "Asks in two rounds",
+                NO_ARGS,
+            ),
+            mrtr_multi_round,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_tampered_state",
+                "Refuses a changed requestState",
+                NO_ARGS,
+            ),
+            mrtr_tampered,
+        )
+        .tool(
+            spec(
+                "test_input_required_result_capabilities",
+                "Asks only what the client declared",
+                NO_ARGS,
+            ),
+            mrtr_capabilities,
+        )
+        .tool(
+            spec(
+                "test_missing_capability",
+                "Needs the client's sampling capability",
+                NO_ARGS,
+            ),
+            missing_capability,
+        )
+        .tool(
+            spec(
+                "test_streaming_elicitation",
+                "Asks the user's name (as a round, never as a request on the stream)",
+                NO_ARGS,
+            ),
+            mrtr_elicitation,
+        )
+        .async_tool(
+            spec(
+                "test_logging_tool",
+                "Logs as it runs (only at the level a request asks)",
+                NO_ARGS,
+            ),
+            with_logging,
+        )
+        .prompt(
+            PromptSpec::new(
+                "test_input_required_result_prompt",
+                "A prompt that asks for context",
+            ),
+            mrtr_prompt,
+        )
         .prompt(
             PromptSpec::new("test_simple_prompt", "A simple prompt"),
             simple_prompt,
@@ -341,6 +694,4 @@ pub(crate) fn server() -> Arc<Server> {
                 .description("Data for an id"),
             template,
         )
-        .build()
-        .expect("the fixture specs are valid")
 }

@@ -91,6 +91,18 @@ enum Command {
         /// Seconds a shutdown (SIGTERM, SIGINT) gives requests in flight.
         #[arg(long, default_value_t = 10)]
         drain_secs: u64,
+        /// The key that seals the `requestState` of 2026-07-28 input rounds (HMAC-SHA256), at
+        /// least 16 bytes; replicas behind one balancer need the same. Also read from
+        /// JANUS_STATE_KEY; random per process when neither is set.
+        #[arg(long, value_name = "KEY")]
+        state_key: Option<String>,
+        /// Seconds a `requestState` stays valid.
+        #[arg(long, default_value_t = 600)]
+        state_ttl_secs: u64,
+        /// Seconds a handshake session's tool waits for the client's answers to its input
+        /// requests (sampling, elicitation, roots).
+        #[arg(long, default_value_t = 300)]
+        input_timeout_secs: u64,
         #[command(flatten)]
         auth: auth::AuthArgs,
     },
@@ -154,9 +166,19 @@ fn main() -> ExitCode {
             max_in_flight,
             max_queued_bytes,
             drain_secs,
+            state_key,
+            state_ttl_secs,
+            input_timeout_secs,
             auth,
         } => {
             init_logs();
+            let state_key = state_key.or_else(|| std::env::var("JANUS_STATE_KEY").ok());
+            if state_key.as_ref().is_some_and(|k| k.len() < 16) {
+                tracing::error!(
+                    "the state key (--state-key, JANUS_STATE_KEY) needs at least 16 bytes"
+                );
+                return ExitCode::from(2);
+            }
             let auth = match auth::build(auth) {
                 Ok(a) => a,
                 Err(e) => {
@@ -185,9 +207,22 @@ fn main() -> ExitCode {
                     },
                 )
             });
-            let server = match tools {
-                Tools::Demo => demo::server(),
-                Tools::Conformance => fixtures::server(),
+            let mut builder = match tools {
+                Tools::Demo => demo::builder(),
+                Tools::Conformance => fixtures::builder(),
+            };
+            if let Some(k) = &state_key {
+                builder = builder.state_key(k.as_bytes());
+            }
+            let builder = builder
+                .state_ttl(std::time::Duration::from_secs(state_ttl_secs))
+                .input_timeout(std::time::Duration::from_secs(input_timeout_secs));
+            let server = match builder.build() {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(error = %e, "the server's specs are not valid");
+                    return ExitCode::FAILURE;
+                }
             };
             run_serve(server, listen, http.map(|(a, c)| (a, c, auth)), config)
         }

@@ -24,6 +24,7 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+mod input_wire;
 mod surface_wire;
 mod tasks_wire;
 
@@ -83,6 +84,10 @@ pub struct Connection {
     notes: RefCell<BytesMut>,
     /// Who the transport says sends the requests now being read.
     principal: Option<Arc<crate::ctx::Principal>>,
+    /// A handshake session's requests waiting for the client's answers.
+    rounds: input_wire::Rounds,
+    /// The answers of a round whose request is being handled again.
+    replay: Option<crate::input::Inputs>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -115,6 +120,8 @@ impl Connection {
             now_ms: 0,
             notes: RefCell::new(BytesMut::new()),
             principal: None,
+            rounds: input_wire::Rounds::default(),
+            replay: None,
         }
     }
 
@@ -189,6 +196,8 @@ impl Connection {
     /// answer get its running slots.
     pub fn handle_eof(&mut self, out: &mut BytesMut) {
         self.jobs.end_background(out);
+        // No answer to the server's input requests can come any more.
+        self.end_rounds(out);
     }
 
     /// How many jobs run now.
@@ -284,7 +293,7 @@ impl Connection {
                     self.answer_waiters(&t, out);
                 }
             }
-            Kind::Wait { .. } => {}
+            Kind::Wait { .. } | Kind::Input => {}
         }
     }
 
@@ -316,8 +325,8 @@ impl Connection {
 
     fn handle_message(&mut self, msg: &Message<'_>, out: &mut BytesMut, slot: Slot) {
         match msg.kind() {
-            // NB. A client's responses are ignored: this server sends no requests.
-            MessageKind::Response | MessageKind::ErrorResponse => {}
+            // NB. A response to no server request of this connection is ignored.
+            MessageKind::Response | MessageKind::ErrorResponse => self.handle_response(msg, out),
             MessageKind::Notification => self.handle_notification(msg, out),
             MessageKind::Request => {
                 let Some(id) = msg.id() else { return };
@@ -392,7 +401,7 @@ impl Connection {
                 self.legacy_tasks(id, msg, out, slot);
             }
             (Some(v), _) => {
-                if !self.surface(id, msg, Shape::new(v), out) {
+                if !self.surface(id, msg, Shape::new(v), out, slot) {
                     wire::write_method_not_found(out, id, method);
                 }
             }
@@ -475,7 +484,7 @@ impl Connection {
                 self.modern_tasks(id, msg, shape, out);
             }
             _ => {
-                if !self.surface(id, msg, shape, out) {
+                if !self.surface(id, msg, shape, out, slot) {
                     wire::write_method_not_found(out, id, method);
                 }
             }
@@ -519,6 +528,7 @@ fn request_info<'a>(
         version: shape.version,
         msg,
         session: (!shape.modern()).then_some(session),
+        inputs: None,
     }
 }
 
@@ -531,7 +541,11 @@ impl Connection {
         out: &mut BytesMut,
         slot: Slot,
     ) {
-        let Some(name) = msg.param("name").and_then(RawJson::as_string) else {
+        // NB. One pass over the params for all four (the arguments may be large).
+        let [name, args, responses, token] = msg.params().map_or([None; 4], |p| {
+            p.get_many(["name", "arguments", "inputResponses", "requestState"])
+        });
+        let Some(name) = name.and_then(RawJson::as_string) else {
             encode::write_error(
                 out,
                 Some(id),
@@ -554,7 +568,7 @@ impl Connection {
                 return;
             }
         };
-        let args = msg.param("arguments").filter(|a| !a.is_null());
+        let args = args.filter(|a| !a.is_null());
         if args.is_some_and(|a| !a.is_object()) {
             encode::write_error(
                 out,
@@ -566,7 +580,16 @@ impl Connection {
             return;
         }
         let args = Args::new(args);
-        let info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let replay = self.replay.take();
+        let inputs = match self.inputs_for(msg, shape, replay, [responses, token]) {
+            Ok(i) => i,
+            Err(e) => {
+                wire::write_rpc_error(out, id, &e);
+                return;
+            }
+        };
+        let mut info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
         match handler {
             Handler::Inline(tool) if task.is_none() => {
                 let mark = out.len();
@@ -585,7 +608,7 @@ impl Connection {
                     // NB. The error replaces whatever the handler wrote of its result.
                     Err(e) => {
                         out.truncate(mark);
-                        wire::write_rpc_error(out, id, &e);
+                        self.refused(id, msg, shape, inputs, e, slot, out);
                     }
                 }
             }
@@ -607,6 +630,11 @@ impl Connection {
                         structured,
                         is_error,
                     }),
+                    // NB. Input is asked before the task exists: the rounds come first.
+                    Err(e) if e.input.is_some() => {
+                        self.refused(id, msg, shape, inputs, e, slot, out);
+                        return;
+                    }
                     Err(e) => Ended::Error(e),
                 };
                 self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
@@ -619,6 +647,10 @@ impl Connection {
                 let started = started.unwrap_or_else(|_| Err(RpcError::internal()));
                 let work = match (started, task) {
                     (Ok(work), _) => work,
+                    (Err(e), _) if e.input.is_some() => {
+                        self.refused(id, msg, shape, inputs, e, slot, out);
+                        return;
+                    }
                     (Err(e), Some(mode)) => {
                         self.task_call(id, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
                         return;
@@ -650,6 +682,25 @@ impl Connection {
                     }
                 }
             }
+        }
+    }
+
+    /// A handler's error: asks the client when it is an [`crate::InputRequired`], else the
+    /// JSON-RPC error.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn refused(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<crate::input::Inputs>,
+        mut e: RpcError,
+        slot: Slot,
+        out: &mut BytesMut,
+    ) {
+        match e.input.take() {
+            Some(asked) => self.ask(id, msg, shape, inputs, *asked, slot, out),
+            None => wire::write_rpc_error(out, id, &e),
         }
     }
 

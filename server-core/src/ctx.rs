@@ -213,6 +213,9 @@ pub(crate) struct RequestInfo<'a> {
     pub(crate) msg: &'a Message<'a>,
     /// The legacy session; `None` in the modern era, where the envelope says it all.
     pub(crate) session: Option<&'a Session>,
+    /// The client's answers to the server's input requests, when this is a retry (modern)
+    /// or a replay (legacy).
+    pub(crate) inputs: Option<&'a crate::input::Inputs>,
 }
 
 impl std::fmt::Debug for RequestInfo<'_> {
@@ -361,6 +364,33 @@ impl<'a> Ctx<'a> {
         self.info.progress_token()
     }
 
+    /// The client's answer to the input request asked under `key` ([`crate::input`]): an
+    /// `ElicitResult`, a `CreateMessageResult` or a `ListRootsResult` object; `None` until
+    /// the client has answered it.
+    #[must_use]
+    pub fn input(&self, key: &str) -> Option<RawJson<'a>> {
+        self.info
+            .inputs
+            .and_then(|i| i.get(key))
+            .and_then(|r| RawJson::parse(r).ok())
+    }
+
+    /// The state the handler kept with its last [`crate::InputRequired`], back with the
+    /// client's answers.
+    #[must_use]
+    pub fn request_state(&self) -> Option<&'a str> {
+        self.info.inputs.and_then(|i| i.state.as_deref())
+    }
+
+    /// True when the client declared `capability` (`sampling`, `elicitation`, `roots`...):
+    /// in this request's envelope (modern) or at `initialize` (legacy).
+    #[must_use]
+    pub fn client_supports(&self, capability: &str) -> bool {
+        self.client_capabilities()
+            .and_then(|c| c.get(capability))
+            .is_some_and(RawJson::is_object)
+    }
+
     /// True once the request was cancelled (never for a handler that answers inline, which
     /// runs to its end before anything else is read).
     #[must_use]
@@ -421,6 +451,7 @@ impl<'a> Ctx<'a> {
             progress_token: self.info.progress_token().map(|t| t.as_str().to_owned()),
             log_level: self.info.log_level(),
             principal: self.info.principal.cloned(),
+            inputs: self.info.inputs.cloned(),
             job,
             notify,
             signal,
@@ -442,6 +473,7 @@ struct Owned {
     progress_token: Option<String>,
     log_level: Option<LogLevel>,
     principal: Option<Principal>,
+    inputs: Option<crate::input::Inputs>,
     job: JobId,
     notify: Arc<dyn Notify>,
     signal: CancelSignal,
@@ -498,6 +530,22 @@ impl Context {
             .client_info
             .as_deref()
             .and_then(|c| RawJson::parse(c).ok())
+    }
+
+    /// As [`Ctx::input`].
+    #[must_use]
+    pub fn input(&self, key: &str) -> Option<RawJson<'_>> {
+        self.0
+            .inputs
+            .as_ref()
+            .and_then(|i| i.get(key))
+            .and_then(|r| RawJson::parse(r).ok())
+    }
+
+    /// As [`Ctx::request_state`].
+    #[must_use]
+    pub fn request_state(&self) -> Option<&str> {
+        self.0.inputs.as_ref().and_then(|i| i.state.as_deref())
     }
 
     /// The job this work runs as.

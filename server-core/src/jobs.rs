@@ -70,6 +70,9 @@ pub(crate) enum Kind {
     },
     /// A `tasks/result` waiting for task `task` to end: no work runs.
     Wait { task: String },
+    /// A request of a handshake session waiting for the client's answers to the server's
+    /// input requests: no work runs ([`crate::input`]).
+    Input,
 }
 
 /// Where a job's answer goes: straight out, or into a slot of a batch in flight.
@@ -195,7 +198,7 @@ impl Jobs {
                 self.by_task.insert(task.clone(), job);
             }
             Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
-            Kind::Call { .. } => {}
+            Kind::Call { .. } | Kind::Input => {}
         }
         if let Some((batch, _)) = entry.slot
             && let Some(b) = self.batches.get_mut(&batch)
@@ -234,6 +237,16 @@ impl Jobs {
     /// Registers a `tasks/result` waiting for `task` to end; `cost` is the size of its
     /// request, held against the byte bound until it is answered.
     pub(crate) fn wait(&mut self, request: IdBuf, slot: Slot, task: String, cost: usize) {
+        self.hold_entry(request, slot, Kind::Wait { task }, cost);
+    }
+
+    /// Registers a request waiting for the client's answers (no work runs); `cost` as for
+    /// [`Jobs::wait`]. A cancel of the request removes it ([`Jobs::holds`] turns false).
+    pub(crate) fn hold(&mut self, request: IdBuf, cost: usize) -> JobId {
+        self.hold_entry(request, None, Kind::Input, cost)
+    }
+
+    fn hold_entry(&mut self, request: IdBuf, slot: Slot, kind: Kind, cost: usize) -> JobId {
         let job = self.reserve();
         let held = cost + QUEUED_COST;
         self.held_bytes += held;
@@ -242,12 +255,18 @@ impl Jobs {
             Entry {
                 request: Some(request),
                 slot,
-                kind: Kind::Wait { task },
+                kind,
                 signal: None,
                 running: false,
                 held,
             },
         );
+        job
+    }
+
+    /// True while job `job` is in the book (a held request not yet answered or cancelled).
+    pub(crate) fn holds(&self, job: JobId) -> bool {
+        self.entries.contains_key(&job)
     }
 
     /// Moves queued work to running while there is room.
@@ -323,7 +342,7 @@ impl Jobs {
                     }
                 }
             }
-            Kind::Call { .. } => {}
+            Kind::Call { .. } | Kind::Input => {}
         }
         Some(entry)
     }
@@ -337,7 +356,7 @@ impl Jobs {
         };
         if entry.running {
             self.actions.push_back(Action::Abort(job));
-        } else if !matches!(entry.kind, Kind::Wait { .. }) {
+        } else if !matches!(entry.kind, Kind::Wait { .. } | Kind::Input) {
             // NB. The queue is compacted once half of it is dead, so a flood of calls and
             // cancels costs amortised constant time and the byte count stays true.
             self.dead += 1;

@@ -118,6 +118,9 @@ pub struct RpcError {
     pub message: String,
     /// More about it.
     pub data: Option<Json>,
+    /// Set when the handler needs input from the client ([`crate::input`]): then this is
+    /// not an error, and the core asks the client.
+    pub(crate) input: Option<Box<crate::input::InputRequired>>,
 }
 
 impl RpcError {
@@ -128,6 +131,7 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
+            input: None,
         }
     }
 

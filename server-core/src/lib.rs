@@ -10,6 +10,8 @@
 //!   results with every [`content`] type; [`Json`] is JSON text checked where it is given.
 //! - [`prompts`], [`resources`] and [`complete`]: the rest of the server surface, served in
 //!   both eras (`prompts/*`, `resources/*`, `completion/complete`).
+//! - [`input`]: elicitation, sampling and roots from the client, one handler API for both
+//!   eras (server-to-client requests on handshake sessions, MRTR in 2026-07-28).
 //! - [`stateless`]: one modern request in, its notifications and answer out, with no
 //!   connection (what streamable HTTP serves each modern POST with).
 //! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
@@ -46,6 +48,7 @@ pub mod ctx;
 pub mod demo;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod input;
 pub mod jobs;
 pub mod json;
 pub mod prompts;
@@ -65,6 +68,7 @@ mod stdio;
 
 pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
 pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};
+pub use input::{InputRequest, InputRequired};
 pub use janus_codec as codec;
 pub use jobs::{Action, JobEnd};
 pub use json::{Json, RpcError};

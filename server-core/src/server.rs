@@ -11,11 +11,16 @@ use janus_codec::ProtocolVersion;
 use janus_codec::encode::JsonWriter;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The default number of tools in one `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// The default `ttlMs` of modern list and discover results.
 pub const DEFAULT_TTL_MS: u64 = 60_000;
+/// How long a modern `requestState` stays valid by default.
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
+/// How long a handshake session's handler waits for the client's answers by default.
+pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(300);
 
 struct Entry {
     spec: ToolSpec,
@@ -109,6 +114,41 @@ pub struct Server {
     /// The capabilities of `initialize` before 2025-11-25, of 2025-11-25 (with tasks), and of
     /// `server/discover`.
     pub(crate) caps: [String; 3],
+    pub(crate) input: InputConfig,
+}
+
+/// How input rounds are kept: the `requestState` key and lifetime, the legacy wait.
+#[derive(Clone)]
+pub(crate) struct InputConfig {
+    pub(crate) state_key: Vec<u8>,
+    pub(crate) state_ttl_ms: u64,
+    pub(crate) timeout_ms: u64,
+}
+
+impl Default for InputConfig {
+    fn default() -> Self {
+        // NB. Random per process: a retry that reaches another replica fails its check unless
+        // every replica is given the same key.
+        let mut key = vec![0; 32];
+        if getrandom::fill(&mut key).is_err() {
+            // No randomness from the system: a key from the clock and the address space is
+            // still unknown to a client, if weaker.
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let seed = format!("{t}{:p}", &key);
+            key = seed.into_bytes();
+        }
+        Self {
+            state_key: key,
+            state_ttl_ms: millis(DEFAULT_STATE_TTL),
+            timeout_ms: millis(DEFAULT_INPUT_TIMEOUT),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl std::fmt::Debug for Server {
@@ -132,6 +172,7 @@ pub struct ServerBuilder {
     /// The first spec that failed its check, reported by [`ServerBuilder::build`].
     error: Option<SpecError>,
     surface: Surface,
+    input: InputConfig,
 }
 
 impl ServerBuilder {
@@ -308,6 +349,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets the key that seals modern `requestState` (HMAC-SHA256). Replicas behind one
+    /// balancer must share it; by default it is random per process.
+    #[must_use]
+    pub fn state_key(mut self, key: &[u8]) -> Self {
+        self.input.state_key = key.to_vec();
+        self
+    }
+
+    /// Sets how long a modern `requestState` stays valid (10 minutes by default).
+    #[must_use]
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.input.state_ttl_ms = millis(ttl);
+        self
+    }
+
+    /// Sets how long a handshake session's handler waits for the client's answers to its
+    /// input requests (5 minutes by default); then the request is answered `-32001`
+    /// (a tool call: a tool error).
+    #[must_use]
+    pub fn input_timeout(mut self, timeout: Duration) -> Self {
+        self.input.timeout_ms = millis(timeout);
+        self
+    }
+
     /// Encodes what never changes and returns the server.
     ///
     /// # Errors
@@ -366,6 +431,7 @@ impl ServerBuilder {
                 capabilities(&self.surface, false, true),
             ],
             surface: self.surface,
+            input: self.input,
         }))
     }
 }
@@ -398,6 +464,7 @@ impl Server {
             ttl_ms: DEFAULT_TTL_MS,
             error: None,
             surface: Surface::default(),
+            input: InputConfig::default(),
         }
     }
 

@@ -81,6 +81,7 @@ impl Connection {
         msg: &Message<'_>,
         shape: Shape,
         out: &mut BytesMut,
+        slot: crate::jobs::Slot,
     ) -> bool {
         // NB. A server serves only what its capabilities announce: without prompts, say,
         // `prompts/list` is an unknown method.
@@ -96,10 +97,10 @@ impl Connection {
         }
         match msg.method() {
             "prompts/list" => self.prompts_list(id, msg, shape, out),
-            "prompts/get" => self.prompts_get(id, msg, shape, out),
+            "prompts/get" => self.prompts_get(id, msg, shape, out, slot),
             "resources/list" => self.resources_list(id, msg, shape, out, false),
             "resources/templates/list" => self.resources_list(id, msg, shape, out, true),
-            "resources/read" => self.resources_read(id, msg, shape, out),
+            "resources/read" => self.resources_read(id, msg, shape, out, slot),
             "completion/complete" => self.complete(id, msg, shape, out),
             // The legacy era's own methods: 2026-07-28 removed them.
             "logging/setLevel" if !shape.modern() => self.set_level(id, msg, out),
@@ -113,6 +114,29 @@ impl Connection {
             _ => return false,
         }
         true
+    }
+
+    /// The answers a `prompts/get` or `resources/read` is served with; `None` when the
+    /// request was answered with the error of its `inputResponses` or `requestState`.
+    #[allow(clippy::option_option)]
+    fn surface_inputs(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        replay: Option<crate::input::Inputs>,
+    ) -> Option<Option<crate::input::Inputs>> {
+        let given = msg.params().map_or([None; 2], |p| {
+            p.get_many(["inputResponses", "requestState"])
+        });
+        match self.inputs_for(msg, shape, replay, given) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                wire::write_rpc_error(out, id, &e);
+                None
+            }
+        }
     }
 
     fn set_level(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
@@ -172,7 +196,15 @@ impl Connection {
         encode::end_message(out);
     }
 
-    fn prompts_get(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+    fn prompts_get(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::jobs::Slot,
+    ) {
+        let replay = self.replay.take();
         let Some(name) = required_string(msg, "name", "prompts/get", out, id) else {
             return;
         };
@@ -196,11 +228,16 @@ impl Connection {
             invalid(out, id, &m);
             return;
         }
-        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let Some(inputs) = self.surface_inputs(id, msg, shape, out, replay) else {
+            return;
+        };
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
         let mut messages = PromptMessages::default();
         if let Err(e) = guarded(|| handler.get(&ctx, args, &mut messages)) {
-            wire::write_rpc_error(out, id, &e);
+            self.refused(id, msg, shape, inputs, e, slot, out);
             return;
         }
         encode::begin_result(out, id);
@@ -298,13 +335,26 @@ impl Connection {
         encode::end_message(out);
     }
 
-    fn resources_read(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+    fn resources_read(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::jobs::Slot,
+    ) {
+        let replay = self.replay.take();
         let Some(uri) = required_string(msg, "uri", "resources/read", out, id) else {
+            return;
+        };
+        let Some(inputs) = self.surface_inputs(id, msg, shape, out, replay) else {
             return;
         };
         let server = &self.server;
         let s = &server.surface;
-        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
         let mut contents = Contents::default();
         let read = if let Some((_, h)) = s.resources.iter().find(|(r, _)| r.uri == uri) {
@@ -319,7 +369,7 @@ impl Connection {
             Ok(())
         };
         if let Err(e) = read {
-            wire::write_rpc_error(out, id, &e);
+            self.refused(id, msg, shape, inputs, e, slot, out);
             return;
         }
         if contents.items.is_empty() {
