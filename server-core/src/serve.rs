@@ -385,6 +385,10 @@ where
         if can_read {
             input.reserve(READ_CHUNK);
         }
+        // NB. A request waiting for the client's answers ends at its deadline.
+        let input_due = conn.next_deadline().map(|due| {
+            tokio::time::Instant::now() + Duration::from_millis(due.saturating_sub(now_ms()))
+        });
         tokio::select! {
             read = reader.read_buf(&mut input), if can_read => {
                 if read? == 0 {
@@ -399,6 +403,11 @@ where
                 deadline = Some(tokio::time::Instant::now() + config.drain);
             }
             () = sleep_until(deadline), if deadline.is_some() => {}
+            () = sleep_until(input_due), if input_due.is_some() => {
+                conn.handle_time(now_ms());
+                conn.handle_deadlines(&mut out);
+                work.act(&mut conn);
+            }
         }
     }
 }

@@ -78,7 +78,7 @@ run() {
   local version=$1 scenario=$2
   if timeout 120 conformance server --url "$url" --spec-version "$version" --scenario "$scenario" \
     >"$dir/$version-$scenario.log" 2>&1; then
-    echo "PASS $version $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*' "$dir/$version-$scenario.log" | tail -1))"
+    echo "PASS $version $scenario ($(sed 's/\x1b\[[0-9;]*m//g' "$dir/$version-$scenario.log" | grep -o 'Passed: .*' | tail -1))"
   else
     echo "FAIL $version $scenario (log: $dir/$version-$scenario.log)"
     sed 's/\x1b\[[0-9;]*m//g' "$dir/$version-$scenario.log" | grep -E 'FAILURE|Passed' | head -20
@@ -95,17 +95,27 @@ for s in dns-rebinding-protection server-sse-multiple-streams http-header-valida
 done
 stop
 
-# The fixture scenarios: tools, prompts, resources, completions, logging, caching.
+# The fixture scenarios: tools, prompts, resources, completions, logging, caching, input from
+# the client (server-to-client requests at 2025-11-25, input_required rounds at 2026-07-28).
 start conformance
 both="tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
   tools-call-mixed-content tools-call-error tools-call-with-progress completion-complete
   resources-list resources-read-text resources-read-binary resources-templates-read
   prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
   prompts-get-with-image json-schema-2020-12"
-for s in $both tools-call-with-logging logging-set-level resources-subscribe resources-unsubscribe; do
+for s in $both tools-call-with-logging logging-set-level resources-subscribe resources-unsubscribe \
+  tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums; do
   run 2025-11-25 "$s"
 done
-for s in $both sep-2164-resource-not-found caching http-custom-header-server-validation; do
+mrtr="input-required-result-basic-elicitation input-required-result-basic-sampling
+  input-required-result-basic-list-roots input-required-result-request-state
+  input-required-result-multiple-input-requests input-required-result-multi-round
+  input-required-result-missing-input-response input-required-result-non-tool-request
+  input-required-result-result-type input-required-result-unsupported-methods
+  input-required-result-tampered-state input-required-result-capability-check
+  input-required-result-ignore-extra-params input-required-result-validate-input"
+for s in $both sep-2164-resource-not-found caching http-custom-header-server-validation \
+  server-stateless $mrtr; do
   run 2026-07-28 "$s"
 done
 stop

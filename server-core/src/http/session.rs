@@ -61,6 +61,8 @@ struct State {
     /// The session's server-to-client stream (`GET`).
     stream: Option<mpsc::Sender<Bytes>>,
     last_used_ms: u64,
+    /// When a wake-up for the connection's input deadlines is set.
+    deadline_armed: Option<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -154,12 +156,18 @@ fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
     if let Some(ids) = own_answer_id(body) {
         return ids;
     }
+    // NB. A server-to-client request has an id of the server's own: it answers nothing.
+    let answer_id = |m: &janus_codec::Message<'_>| {
+        (!m.is_request())
+            .then(|| m.id().map(|id| id.to_owned()))
+            .flatten()
+    };
     match Parser::new().parse(body) {
-        Ok(Parsed::Single(m)) => m.id().map(|id| id.to_owned()).into_iter().collect(),
+        Ok(Parsed::Single(m)) => answer_id(&m).into_iter().collect(),
         Ok(Parsed::Batch(b)) => b
             .iter()
             .filter_map(Result::ok)
-            .filter_map(|m| m.id().map(|id| id.to_owned()))
+            .filter_map(|m| answer_id(&m))
             .collect(),
         Err(_) => Vec::new(),
     }
@@ -183,42 +191,96 @@ fn own_answer_id(body: &[u8]) -> Option<Vec<IdBuf>> {
     }
 }
 
+/// Where a line the connection wrote goes.
+enum To {
+    /// The POST being served: its own line.
+    Mine,
+    /// Another POST's stream.
+    Other(mpsc::Sender<Bytes>),
+    /// The `GET` stream, if one is open.
+    Stream,
+}
+
 impl State {
-    /// Routes what the connection wrote: each answer to the POST waiting for its id, the
-    /// rest to the `GET` stream (or nowhere). Returns the lines that answer `mine`.
-    fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> BytesMut {
+    /// Routes what the connection wrote: each answer to the POST waiting for its id; a
+    /// server-to-client request to the POST of the request it was sent for; the other lines
+    /// (notifications of inline handlers) to `mine`; what has no POST to the `GET` stream (or
+    /// nowhere). Returns the lines for `mine`, and whether any of them is not an answer
+    /// (then its response must be a stream).
+    fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> (BytesMut, bool) {
         let mut own = BytesMut::new();
+        let mut events = false;
         while !out.is_empty() {
             // NB. Compact JSON holds no raw line break: each one ends a line. A single line
             // (the usual case) moves whole, without a copy.
             let end = memchr::memchr(b'\n', &out).map_or(out.len(), |i| i + 1);
             let line = out.split_to(end);
-            // NB. A batch's line answers every id in it: each stops waiting.
-            let mut to = None;
-            for id in answered_ids(&line) {
-                if let Some(tx) = self.waiting.remove(&id) {
-                    to = Some(tx);
+            let ids = answered_ids(&line);
+            let to = if ids.is_empty() {
+                self.not_an_answer(&line, mine)
+            } else {
+                // NB. A batch's line answers every id in it: each stops waiting.
+                let mut to = To::Stream;
+                for id in ids {
+                    if let Some(tx) = self.waiting.remove(&id) {
+                        to = To::Other(tx);
+                    }
                 }
-            }
+                match to {
+                    To::Other(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
+                    to => to,
+                }
+            };
             match to {
-                Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => {
+                To::Mine => {
                     if own.is_empty() {
                         own = line;
                     } else {
                         own.extend_from_slice(&line);
                     }
                 }
-                Some(tx) => {
+                To::Other(tx) => {
                     let _ = tx.try_send(line.freeze());
                 }
-                None => {
+                To::Stream => {
                     if let Some(s) = &self.stream {
                         let _ = s.try_send(sse_event(&line));
                     }
                 }
             }
         }
-        own
+        if !own.is_empty() {
+            events |= own[..]
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .any(|l| answered_ids(l).is_empty());
+        }
+        (own, events)
+    }
+
+    /// Where a line that answers nothing goes: a server request to its request's POST, a
+    /// notification to the POST being served.
+    fn not_an_answer(&self, line: &[u8], mine: Option<&mpsc::Sender<Bytes>>) -> To {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let origin = Parser::new()
+            .parse_single(body)
+            .ok()
+            .filter(janus_codec::Message::is_request)
+            .and_then(|m| m.id().map(|id| id.to_owned()))
+            .and_then(|sid| {
+                self.conn
+                    .input_request_origin(sid.as_id())
+                    .map(|o| o.to_owned())
+            });
+        let tx = match origin {
+            Some(o) => self.waiting.get(&o).cloned(),
+            None => mine.cloned(),
+        };
+        match tx {
+            Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
+            Some(tx) => To::Other(tx),
+            None => To::Stream,
+        }
     }
 }
 
@@ -288,6 +350,7 @@ impl Sessions {
                         handles: HashMap::new(),
                         stream: None,
                         last_used_ms: now_ms,
+                        deadline_armed: None,
                     }),
                 }
             });
@@ -412,17 +475,19 @@ async fn post(
         st.conn.handle_read(read, &mut out);
         let own = st.route(out, Some(&tx));
         act(&session, &mut st, Some(&tx));
+        arm_deadline(&session, &mut st);
         // NB. A cancelled request is never answered: its POST stops waiting for it.
         for id in cancelled {
             st.waiting.remove(&id);
         }
         own
     };
+    let (own, events) = own;
     let answered_now = {
         let st = lock(&session.state);
         !ids.iter().any(|id| st.waiting.contains_key(id))
     };
-    if answered_now {
+    if answered_now && !events {
         return if own.is_empty() {
             empty(StatusCode::ACCEPTED)
         } else {
@@ -430,15 +495,6 @@ async fn post(
         };
     }
     drop(tx);
-    // The answer (or a notification first, which makes it a stream) comes from the work.
-    let Some(first) = rx.recv().await else {
-        // Every request of the POST was cancelled: nothing more comes for it.
-        return empty(StatusCode::ACCEPTED);
-    };
-    if !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
-        return json_response(StatusCode::OK, BytesMut::from(first));
-    }
-    let (stx, srx) = mpsc::channel(STREAM_ROOM);
     let to_event = |b: Bytes| {
         if b.starts_with(b"event:") {
             b
@@ -446,7 +502,38 @@ async fn post(
             sse_event(&b)
         }
     };
+    // Lines of this POST written at once that are not all answers (an inline handler's
+    // notifications, a server request for one of its requests) make it a stream.
+    let own_events: Vec<Bytes> = own[..]
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(sse_event)
+        .collect();
+    if answered_now {
+        let (stx, srx) = mpsc::channel(own_events.len().max(1));
+        for e in own_events {
+            let _ = stx.try_send(e);
+        }
+        return sse_response(srx, AbortOnDrop(Vec::new()), permit);
+    }
+    let first = if let Some(first) = own_events.first() {
+        first.clone()
+    } else {
+        // The answer (or a notification first, which makes it a stream) comes from the work.
+        let Some(first) = rx.recv().await else {
+            // Every request of the POST was cancelled: nothing more comes for it.
+            return empty(StatusCode::ACCEPTED);
+        };
+        if !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
+            return json_response(StatusCode::OK, BytesMut::from(first));
+        }
+        first
+    };
+    let (stx, srx) = mpsc::channel(STREAM_ROOM.max(own_events.len() + 1));
     let _ = stx.try_send(to_event(first));
+    for e in own_events.into_iter().skip(1) {
+        let _ = stx.try_send(e);
+    }
     let session2 = Arc::clone(&session);
     tokio::spawn(async move {
         'stream: while let Some(b) = rx.recv().await {
@@ -500,6 +587,36 @@ fn act(session: &Arc<Session>, st: &mut State, route: Option<&mpsc::Sender<Bytes
     }
 }
 
+/// Wakes the session when its earliest input round times out, unless a wake-up at that
+/// time or earlier is set already.
+fn arm_deadline(session: &Arc<Session>, st: &mut State) {
+    let Some(due) = st.conn.next_deadline() else {
+        return;
+    };
+    if st.deadline_armed.is_some_and(|at| at <= due) {
+        return;
+    }
+    st.deadline_armed = Some(due);
+    let weak = Arc::downgrade(session);
+    tokio::spawn(async move {
+        let wait = due.saturating_sub(super::now_ms());
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        let Some(session) = weak.upgrade() else {
+            return;
+        };
+        let mut st = lock(&session.state);
+        if st.deadline_armed == Some(due) {
+            st.deadline_armed = None;
+        }
+        st.conn.handle_time(super::now_ms());
+        let mut out = BytesMut::new();
+        st.conn.handle_deadlines(&mut out);
+        st.route(out, None);
+        act(&session, &mut st, None);
+        arm_deadline(&session, &mut st);
+    });
+}
+
 /// Runs a job's work; its end goes back to the session.
 fn spawn(session: Weak<Session>, job: JobId, work: ToolFuture) -> tokio::task::AbortHandle {
     let task = tokio::spawn(work);
@@ -521,6 +638,7 @@ fn spawn(session: Weak<Session>, job: JobId, work: ToolFuture) -> tokio::task::A
         st.conn.handle_done(job, end, &mut out);
         st.route(out, None);
         act(&session, &mut st, None);
+        arm_deadline(&session, &mut st);
     });
     abort
 }

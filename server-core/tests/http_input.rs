@@ -1,0 +1,157 @@
+//! Input from the client over streamable HTTP, in process: a legacy session's server request
+//! goes on the stream of the POST it is for, the client's reply is POSTed, and the answer
+//! follows on the first stream; a client that never replies gets its answer at the timeout.
+#![cfg(feature = "http")]
+
+mod http_client;
+
+use http_client::request;
+use janus_server_core::http::{HttpConfig, McpService, serve_http};
+use janus_server_core::serve::Shutdown;
+use janus_server_core::tools::{Args, Output, ToolSpec};
+use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server};
+use serde_json::Value;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let name = ctx
+        .input("name")
+        .and_then(|r| r.get("content"))
+        .and_then(|c| c.get("name"))
+        .and_then(|n| n.as_string());
+    let Some(name) = name else {
+        let schema = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
+        return Err(InputRequired::new()
+            .ask("name", InputRequest::elicit("Your name?", schema)?)
+            .into());
+    };
+    out.text(&format!("Hello, {name}"));
+    Ok(())
+}
+
+async fn start() -> SocketAddr {
+    let server = Server::builder("http-input", "1")
+        .input_timeout(Duration::from_millis(300))
+        .tool(
+            ToolSpec::new("ask_name", "asks", r#"{"type":"object"}"#).unwrap(),
+            ask_name,
+        )
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let stop = Shutdown::new();
+        serve_http(
+            McpService::new(server, HttpConfig::default()),
+            listener,
+            &stop,
+            Duration::from_secs(1),
+        )
+        .await
+    });
+    addr
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+const CALL: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#;
+
+/// A POST whose response is read as it streams.
+struct Stream {
+    tcp: TcpStream,
+    seen: String,
+}
+
+impl Stream {
+    async fn post(addr: SocketAddr, sid: &str, body: &str) -> Self {
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\ncontent-type: application/json\r\nmcp-session-id: {sid}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        Self {
+            tcp,
+            seen: String::new(),
+        }
+    }
+
+    /// Reads until the stream holds an SSE message for which `want` holds; returns it.
+    async fn until(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            for line in self.seen.lines() {
+                if let Some(data) = line.strip_prefix("data: ")
+                    && let Ok(v) = serde_json::from_str::<Value>(data)
+                    && want(&v)
+                {
+                    return v;
+                }
+            }
+            let n = timeout(Duration::from_secs(5), self.tcp.read(&mut buf))
+                .await
+                .unwrap_or_else(|_| panic!("the stream went quiet: {:?}", self.seen))
+                .unwrap();
+            assert!(n > 0, "the stream ended: {}", self.seen);
+            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+}
+
+async fn session(addr: SocketAddr) -> String {
+    let r = request(addr, "POST", "/mcp", &[], INIT).await;
+    assert_eq!(r.status, 200);
+    r.header("mcp-session-id").unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_server_request_rides_its_posts_stream_and_the_reply_brings_the_answer() {
+    let addr = start().await;
+    let sid = session(addr).await;
+    let mut call = Stream::post(addr, &sid, CALL).await;
+    let asked = call.until(|v| v["method"] == "elicitation/create").await;
+    assert!(
+        call.seen.contains("text/event-stream"),
+        "a stream: {}",
+        call.seen
+    );
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"name":"Jo"}}}}}}"#,
+        asked["id"]
+    );
+    let s = [("mcp-session-id", sid.as_str())];
+    assert_eq!(request(addr, "POST", "/mcp", &s, &reply).await.status, 202);
+    let answer = call
+        .until(|v| v["id"] == 1 && v.get("result").is_some())
+        .await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "Hello, Jo",
+        "{answer}"
+    );
+    // A reply to a request never sent is accepted and changes nothing.
+    let stray = r#"{"jsonrpc":"2.0","id":424242,"result":{}}"#;
+    assert_eq!(request(addr, "POST", "/mcp", &s, stray).await.status, 202);
+}
+
+#[tokio::test]
+async fn a_client_that_never_replies_gets_its_answer_at_the_timeout() {
+    let addr = start().await;
+    let sid = session(addr).await;
+    let mut call = Stream::post(addr, &sid, CALL).await;
+    call.until(|v| v["method"] == "elicitation/create").await;
+    let answer = call
+        .until(|v| v["id"] == 1 && v.get("result").is_some())
+        .await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("in time")
+    );
+}
