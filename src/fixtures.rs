@@ -5,8 +5,9 @@
 //! schema tool, a tool with an `x-mcp-header` argument, the prompts, the resources and the
 //! template, the completion of `test_prompt_with_arguments`, and the tools and prompt that
 //! need the client's input (sampling, elicitation and roots: real requests on a handshake
-//! session, `input_required` rounds in 2026-07-28, through the one `Ctx::input` API). Not
-//! yet: `subscriptions/listen` and list changes.
+//! session, `input_required` rounds in 2026-07-28, through the one `Ctx::input` API), and
+//! the tools that change the lists at run time (heard on `subscriptions/listen` and by
+//! sessions).
 
 use janus_server_core::codec::RawJson;
 use janus_server_core::complete::CompletionRequest;
@@ -449,6 +450,78 @@ fn mrtr_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Re
     Ok(())
 }
 
+// ---- List changes ---------------------------------------------------------------------------
+
+/// The server being served, for the tools that change its lists.
+static SERVED: std::sync::OnceLock<std::sync::Weak<Server>> = std::sync::OnceLock::new();
+
+/// Tells the fixtures which server they are part of (the list-changing tools need it).
+pub(crate) fn serving(server: &std::sync::Arc<Server>) {
+    let _ = SERVED.set(std::sync::Arc::downgrade(server));
+}
+
+fn served() -> Result<std::sync::Arc<Server>, RpcError> {
+    SERVED
+        .get()
+        .and_then(std::sync::Weak::upgrade)
+        .ok_or_else(RpcError::internal)
+}
+
+fn dynamic(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text("A tool added at run time");
+    Ok(())
+}
+
+fn dynamic_prompt(
+    _: &Ctx<'_>,
+    _: PromptArgs<'_>,
+    out: &mut PromptMessages,
+) -> Result<(), RpcError> {
+    out.user(Content::text("A prompt added at run time"));
+    Ok(())
+}
+
+/// Adds `test_dynamic_tool`, or removes it when it is there.
+fn trigger_tool_change(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let server = served()?;
+    if server.remove_tool("test_dynamic_tool") {
+        out.text("Removed test_dynamic_tool");
+    } else {
+        server
+            .add_tool(
+                spec("test_dynamic_tool", "Added at run time", NO_ARGS),
+                dynamic,
+            )
+            .map_err(|_| RpcError::internal())?;
+        out.text("Added test_dynamic_tool");
+    }
+    Ok(())
+}
+
+/// Adds `test_dynamic_prompt`, or removes it when it is there.
+fn trigger_prompt_change(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let server = served()?;
+    if server.remove_prompt("test_dynamic_prompt") {
+        out.text("Removed test_dynamic_prompt");
+    } else {
+        server
+            .add_prompt(
+                PromptSpec::new("test_dynamic_prompt", "Added at run time"),
+                dynamic_prompt,
+            )
+            .map_err(|_| RpcError::internal())?;
+        out.text("Added test_dynamic_prompt");
+    }
+    Ok(())
+}
+
+/// Announces that `test://watched-resource` changed.
+fn trigger_resource_update(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    served()?.resource_updated("test://watched-resource");
+    out.text("Updated test://watched-resource");
+    Ok(())
+}
+
 /// The conformance suite's fixture server, to configure further.
 pub(crate) fn builder() -> ServerBuilder {
     let header_schema = r#"{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Value"}},"required":["value"]}"#;
@@ -638,6 +711,30 @@ pub(crate) fn builder() -> ServerBuilder {
                 NO_ARGS,
             ),
             with_logging,
+        )
+        .tool(
+            spec(
+                "test_trigger_tool_change",
+                "Adds or removes test_dynamic_tool",
+                NO_ARGS,
+            ),
+            trigger_tool_change,
+        )
+        .tool(
+            spec(
+                "test_trigger_prompt_change",
+                "Adds or removes test_dynamic_prompt",
+                NO_ARGS,
+            ),
+            trigger_prompt_change,
+        )
+        .tool(
+            spec(
+                "test_trigger_resource_update",
+                "Announces a change of test://watched-resource",
+                NO_ARGS,
+            ),
+            trigger_resource_update,
         )
         .prompt(
             PromptSpec::new(

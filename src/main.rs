@@ -224,6 +224,9 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            if matches!(tools, Tools::Conformance) {
+                fixtures::serving(&server);
+            }
             run_serve(server, listen, http.map(|(a, c)| (a, c, auth)), config)
         }
         Command::Bench {
@@ -518,10 +521,13 @@ fn run_serve(
     let result = runtime.block_on(async move {
         let shutdown = Shutdown::new();
         let on_signal = shutdown.clone();
+        let ending = std::sync::Arc::clone(&server);
         tokio::spawn(async move {
             stop_signal().await;
             // NB. The trigger comes first: a log line must never stand in its way.
             on_signal.trigger();
+            // Open `subscriptions/listen` streams are answered and closed, not cut.
+            ending.end_subscriptions();
             tracing::info!("shutting down: draining requests in flight");
         });
         if let Some((addr, http_config, auth)) = http {

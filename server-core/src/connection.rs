@@ -25,6 +25,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 mod input_wire;
+mod listen_wire;
 mod surface_wire;
 mod tasks_wire;
 
@@ -88,6 +89,10 @@ pub struct Connection {
     rounds: input_wire::Rounds,
     /// The answers of a round whose request is being handled again.
     replay: Option<crate::input::Inputs>,
+    /// A handshake session's ear for the server's list changes.
+    session_watch: Option<Arc<listen_wire::SessionWatch>>,
+    /// The open `subscriptions/listen` requests.
+    listeners: std::collections::HashMap<JobId, Arc<listen_wire::Listener>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -122,6 +127,8 @@ impl Connection {
             principal: None,
             rounds: input_wire::Rounds::default(),
             replay: None,
+            session_watch: None,
+            listeners: std::collections::HashMap::new(),
         }
     }
 
@@ -198,6 +205,8 @@ impl Connection {
         self.jobs.end_background(out);
         // No answer to the server's input requests can come any more.
         self.end_rounds(out);
+        // Nor can a listener be told anything: each is ended, and answered.
+        self.end_listens(out);
     }
 
     /// How many jobs run now.
@@ -293,6 +302,12 @@ impl Connection {
                     self.answer_waiters(&t, out);
                 }
             }
+            Kind::Listen => {
+                self.listeners.remove(&job);
+                if let Some(id) = entry.request {
+                    self.write_listen_end(out, id.as_id());
+                }
+            }
             Kind::Wait { .. } | Kind::Input => {}
         }
     }
@@ -300,7 +315,7 @@ impl Connection {
     /// A notification that job `job` sent through the connection's [`Notify`]: written while
     /// the job is live, dropped once it was cancelled or has ended.
     pub fn handle_note(&mut self, job: JobId, line: &[u8], out: &mut BytesMut) {
-        if self.jobs.is_live(job) {
+        if job == JobId::CONNECTION || self.jobs.is_live(job) {
             out.extend_from_slice(line);
         }
     }
@@ -355,6 +370,7 @@ impl Connection {
             .and_then(Id::from_json);
         if let Some(id) = id {
             self.jobs.cancel_request(&id.to_owned(), out);
+            self.forget_listeners();
         }
     }
 
@@ -435,6 +451,7 @@ impl Connection {
             log_level: None,
         };
         self.state = State::Legacy(Some(version));
+        self.watch_session();
         encode::begin_result(out, id);
         wire::write_initialize(out, &self.server, version);
         encode::end_message(out);
@@ -471,6 +488,7 @@ impl Connection {
             }
             "tools/list" => self.tools_list(id, msg, shape, out),
             "tools/call" => self.tools_call(id, msg, shape, out, slot),
+            "subscriptions/listen" => self.listen(id, msg, out, slot),
             // NB. Capabilities are per request: only this request's envelope can declare the
             // tasks extension, whatever earlier requests declared.
             m if m.starts_with("tasks/") && !declares_tasks(msg) => encode::write_error(
@@ -503,12 +521,13 @@ impl Connection {
                 }
             },
         };
-        let Some(page) = self.server.page(shape, cursor.as_deref()) else {
+        let cat = self.server.catalog();
+        let Some(page) = cat.page(shape, cursor.as_deref()) else {
             encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
             return;
         };
         encode::begin_result(out, id);
-        self.server.write_tools_page(out, shape, page);
+        cat.write_tools_page(out, &self.server, shape, page);
         encode::end_message(out);
     }
 }
@@ -556,7 +575,8 @@ impl Connection {
             return;
         };
         let server = &self.server;
-        let Some((spec, handler)) = server.tool(&name) else {
+        let cat = server.catalog();
+        let Some((spec, handler)) = cat.tool(&name) else {
             let message = format!("Unknown tool: {name}");
             encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
             return;

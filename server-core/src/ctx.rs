@@ -28,6 +28,10 @@ use std::task::{Poll, Waker};
 pub struct JobId(pub(crate) u64);
 
 impl JobId {
+    /// The connection itself, not one of its jobs: its notifications (a session's
+    /// `list_changed`) are always written.
+    pub const CONNECTION: Self = Self(0);
+
     /// The number behind the id (for logs and for transports' own maps).
     #[must_use]
     pub const fn get(self) -> u64 {

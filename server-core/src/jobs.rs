@@ -73,6 +73,8 @@ pub(crate) enum Kind {
     /// A request of a handshake session waiting for the client's answers to the server's
     /// input requests: no work runs ([`crate::input`]).
     Input,
+    /// A `subscriptions/listen` held open: its work waits for the server to end it.
+    Listen,
 }
 
 /// Where a job's answer goes: straight out, or into a slot of a batch in flight.
@@ -198,7 +200,7 @@ impl Jobs {
                 self.by_task.insert(task.clone(), job);
             }
             Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
-            Kind::Call { .. } | Kind::Input => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen => {}
         }
         if let Some((batch, _)) = entry.slot
             && let Some(b) = self.batches.get_mut(&batch)
@@ -262,6 +264,17 @@ impl Jobs {
             },
         );
         job
+    }
+
+    /// Takes job `job` out of the book before its work ends (the server ends it): its work
+    /// is aborted.
+    pub(crate) fn end(&mut self, job: JobId) -> Option<Entry> {
+        let entry = self.remove(job)?;
+        if entry.running {
+            self.actions.push_back(Action::Abort(job));
+        }
+        self.schedule();
+        Some(entry)
     }
 
     /// True while job `job` is in the book (a held request not yet answered or cancelled).
@@ -342,7 +355,7 @@ impl Jobs {
                     }
                 }
             }
-            Kind::Call { .. } | Kind::Input => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen => {}
         }
         Some(entry)
     }

@@ -395,7 +395,8 @@ where
                     eof = true;
                 }
             }
-            () = work.next(&mut conn, &mut out), if !work.is_idle() => {}
+            // NB. Also while no job runs: a session's list changes come as notes.
+            () = work.next(&mut conn, &mut out) => {}
             _ = stop.wait_for(|t| *t), if deadline.is_none() => {
                 eof = true;
                 // NB. What was read but not handled is dropped: a shutdown reads no more.

@@ -6,12 +6,15 @@ use crate::prompts::{Prompt, PromptSpec};
 use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, TemplateSpec};
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::wire::{self, Shape};
+use arc_swap::ArcSwap;
 use bytes::BytesMut;
 use janus_codec::ProtocolVersion;
 use janus_codec::encode::JsonWriter;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+pub(crate) mod lists;
 
 /// The default number of tools in one `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -22,11 +25,23 @@ pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 /// How long a handshake session's handler waits for the client's answers by default.
 pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(300);
 
-struct Entry {
-    spec: ToolSpec,
-    handler: Handler,
+pub(crate) struct Entry {
+    pub(crate) spec: ToolSpec,
+    pub(crate) handler: Handler,
     /// The arguments that travel in `Mcp-Param-*` headers too, from the spec.
     param_headers: Vec<(String, String)>,
+}
+
+impl Entry {
+    /// A tool whose spec passed its check.
+    pub(crate) fn new(spec: ToolSpec, handler: Handler) -> Result<Self, SpecError> {
+        let param_headers = spec.check().and_then(|()| spec.param_headers())?;
+        Ok(Self {
+            spec,
+            handler,
+            param_headers,
+        })
+    }
 }
 
 /// What a completion is registered for.
@@ -39,16 +54,16 @@ pub(crate) enum CompletionRef {
 }
 
 /// The server's prompts, resources, templates and completions.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Surface {
-    pub(crate) prompts: Vec<(PromptSpec, Box<dyn Prompt>)>,
-    pub(crate) resources: Vec<(ResourceSpec, Box<dyn ReadResource>)>,
-    pub(crate) templates: Vec<(TemplateSpec, Box<dyn ReadTemplate>)>,
-    pub(crate) completions: Vec<(CompletionRef, String, Box<dyn Complete>)>,
+    pub(crate) prompts: Vec<(PromptSpec, Arc<dyn Prompt>)>,
+    pub(crate) resources: Vec<(ResourceSpec, Arc<dyn ReadResource>)>,
+    pub(crate) templates: Vec<(TemplateSpec, Arc<dyn ReadTemplate>)>,
+    pub(crate) completions: Vec<(CompletionRef, String, Arc<dyn Complete>)>,
 }
 
 impl Surface {
-    pub(crate) fn prompt(&self, name: &str) -> Option<&(PromptSpec, Box<dyn Prompt>)> {
+    pub(crate) fn prompt(&self, name: &str) -> Option<&(PromptSpec, Arc<dyn Prompt>)> {
         self.prompts.iter().find(|(s, _)| s.name == name)
     }
 
@@ -66,16 +81,14 @@ impl Surface {
 
 /// The capabilities object of each era, as JSON text.
 fn capabilities(surface: &Surface, legacy_tasks: bool, modern: bool) -> String {
-    let mut c = String::from(r#"{"tools":{"listChanged":false}"#);
+    // NB. Every list can change at run time ([`Server::add_tool`] and the like), and a change
+    // is announced: `notifications/*/list_changed` to sessions, and on `subscriptions/listen`.
+    let mut c = String::from(r#"{"tools":{"listChanged":true}"#);
     if !surface.prompts.is_empty() {
-        c.push_str(r#","prompts":{"listChanged":false}"#);
+        c.push_str(r#","prompts":{"listChanged":true}"#);
     }
     if surface.has_resources() {
-        c.push_str(if modern {
-            r#","resources":{"listChanged":false}"#
-        } else {
-            r#","resources":{"subscribe":true,"listChanged":false}"#
-        });
+        c.push_str(r#","resources":{"subscribe":true,"listChanged":true}"#);
     }
     if !surface.completions.is_empty() {
         c.push_str(r#","completions":{}"#);
@@ -100,13 +113,22 @@ pub struct Server {
     /// The `Implementation` without `title`, for revisions before 2025-06-18 (which lack it).
     pub(crate) untitled_info_json: String,
     pub(crate) instructions: Option<String>,
-    tools: Vec<Entry>,
-    index: HashMap<String, usize>,
     page_size: usize,
     pub(crate) ttl_ms: u64,
     /// Per `resultType` (in [`wire::ResultType`] order): the modern stamp,
     /// `"resultType":"...","_meta":{"io.modelcontextprotocol/serverInfo":{...}}`.
     pub(crate) stamps: [String; 3],
+    /// The lists as they are now; a change swaps in a new catalog.
+    catalog: ArcSwap<Catalog>,
+    pub(crate) input: InputConfig,
+    pub(crate) lists: lists::Lists,
+}
+
+/// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
+/// resources, templates, completions, and the capabilities they make.
+pub(crate) struct Catalog {
+    pub(crate) tools: Vec<Arc<Entry>>,
+    index: HashMap<String, usize>,
     /// Per revision (in `ProtocolVersion::KNOWN` order), per page: the tools, encoded and
     /// joined with commas.
     pages: Vec<Vec<String>>,
@@ -114,7 +136,85 @@ pub struct Server {
     /// The capabilities of `initialize` before 2025-11-25, of 2025-11-25 (with tasks), and of
     /// `server/discover`.
     pub(crate) caps: [String; 3],
-    pub(crate) input: InputConfig,
+}
+
+impl Catalog {
+    pub(crate) fn new(tools: Vec<Arc<Entry>>, surface: Surface, page_size: usize) -> Self {
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.spec.name.clone(), i))
+            .collect();
+        let pages = ProtocolVersion::KNOWN
+            .iter()
+            .map(|&v| {
+                tools
+                    .chunks(page_size)
+                    .map(|chunk| {
+                        let mut buf = BytesMut::new();
+                        for (i, e) in chunk.iter().enumerate() {
+                            if i > 0 {
+                                buf.extend_from_slice(b",");
+                            }
+                            wire::write_tool(&mut buf, &e.spec, Shape::new(v));
+                        }
+                        String::from_utf8_lossy(&buf).into_owned()
+                    })
+                    .collect()
+            })
+            .collect();
+        let caps = [
+            capabilities(&surface, false, false),
+            capabilities(&surface, true, false),
+            capabilities(&surface, false, true),
+        ];
+        Self {
+            tools,
+            index,
+            pages,
+            surface,
+            caps,
+        }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        // A few names compare faster than they hash.
+        if self.tools.len() <= 8 {
+            self.tools.iter().position(|e| e.spec.name == name)
+        } else {
+            self.index.get(name).copied()
+        }
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<(&ToolSpec, &Handler)> {
+        self.position(name)
+            .map(|i| (&self.tools[i].spec, &self.tools[i].handler))
+    }
+
+    /// The page a `tools/list` cursor names in `shape` (`None`: the first page); `None`
+    /// when the cursor is not one this server minted.
+    pub(crate) fn page(&self, shape: Shape, cursor: Option<&str>) -> Option<usize> {
+        let page = match cursor {
+            None => 0,
+            Some(c) => decode_cursor(c)?,
+        };
+        let pages = self.pages[shape.index()].len();
+        (page == 0 || page < pages).then_some(page)
+    }
+
+    /// Writes the `tools/list` result of page `page` (from [`Catalog::page`]).
+    pub(crate) fn write_tools_page(
+        &self,
+        out: &mut BytesMut,
+        server: &Server,
+        shape: Shape,
+        page: usize,
+    ) {
+        let pages = &self.pages[shape.index()];
+        let next = (page + 1 < pages.len()).then(|| encode_cursor(page + 1));
+        let tools = pages.get(page).map_or("", String::as_str);
+        wire::write_tools_page(out, server, shape, tools, next.as_deref());
+    }
 }
 
 /// How input rounds are kept: the `requestState` key and lifetime, the legacy wait.
@@ -155,7 +255,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.info_json)
-            .field("tools", &self.index.len())
+            .field("tools", &self.catalog().tools.len())
             .finish_non_exhaustive()
     }
 }
@@ -166,7 +266,7 @@ pub struct ServerBuilder {
     version: String,
     title: Option<String>,
     instructions: Option<String>,
-    tools: Vec<Entry>,
+    tools: Vec<Arc<Entry>>,
     page_size: usize,
     ttl_ms: u64,
     /// The first spec that failed its check, reported by [`ServerBuilder::build`].
@@ -181,7 +281,7 @@ impl ServerBuilder {
     pub fn prompt(mut self, spec: PromptSpec, handler: impl Prompt) -> Self {
         self.check_meta(&spec.name, spec.meta.as_ref());
         self.surface.prompts.retain(|(s, _)| s.name != spec.name);
-        self.surface.prompts.push((spec, Box::new(handler)));
+        self.surface.prompts.push((spec, Arc::new(handler)));
         self
     }
 
@@ -190,7 +290,7 @@ impl ServerBuilder {
     pub fn resource(mut self, spec: ResourceSpec, handler: impl ReadResource) -> Self {
         self.check_meta(&spec.uri, spec.meta.as_ref());
         self.surface.resources.retain(|(s, _)| s.uri != spec.uri);
-        self.surface.resources.push((spec, Box::new(handler)));
+        self.surface.resources.push((spec, Arc::new(handler)));
         self
     }
 
@@ -202,7 +302,7 @@ impl ServerBuilder {
         self.surface
             .templates
             .retain(|(s, _)| s.uri_template != spec.uri_template);
-        self.surface.templates.push((spec, Box::new(handler)));
+        self.surface.templates.push((spec, Arc::new(handler)));
         self
     }
 
@@ -227,7 +327,7 @@ impl ServerBuilder {
         self.surface.completions.push((
             CompletionRef::Prompt(prompt.to_owned()),
             argument.to_owned(),
-            Box::new(handler),
+            Arc::new(handler),
         ));
         self
     }
@@ -243,7 +343,7 @@ impl ServerBuilder {
         self.surface.completions.push((
             CompletionRef::Template(uri_template.to_owned()),
             variable.to_owned(),
-            Box::new(handler),
+            Arc::new(handler),
         ));
         self
     }
@@ -319,19 +419,15 @@ impl ServerBuilder {
     }
 
     fn add(mut self, spec: ToolSpec, handler: Handler) -> Self {
-        let param_headers = match spec.check().and_then(|()| spec.param_headers()) {
-            Ok(h) => h,
+        match Entry::new(spec, handler) {
+            Ok(e) => {
+                self.tools.retain(|t| t.spec.name != e.spec.name);
+                self.tools.push(Arc::new(e));
+            }
             Err(e) => {
                 self.error.get_or_insert(e);
-                return self;
             }
-        };
-        self.tools.retain(|e| e.spec.name != spec.name);
-        self.tools.push(Entry {
-            spec,
-            handler,
-            param_headers,
-        });
+        }
         self
     }
 
@@ -391,47 +487,17 @@ impl ServerBuilder {
                 janus_codec::era::SERVER_INFO_KEY
             )
         });
-        let index = self
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.spec.name.clone(), i))
-            .collect();
-        let pages = ProtocolVersion::KNOWN
-            .iter()
-            .map(|&v| {
-                self.tools
-                    .chunks(self.page_size)
-                    .map(|chunk| {
-                        let mut buf = BytesMut::new();
-                        for (i, e) in chunk.iter().enumerate() {
-                            if i > 0 {
-                                buf.extend_from_slice(b",");
-                            }
-                            wire::write_tool(&mut buf, &e.spec, Shape::new(v));
-                        }
-                        String::from_utf8_lossy(&buf).into_owned()
-                    })
-                    .collect()
-            })
-            .collect();
+        let catalog = Catalog::new(self.tools, self.surface, self.page_size);
         Ok(Arc::new(Server {
             info_json,
             untitled_info_json,
             instructions: self.instructions,
-            tools: self.tools,
-            index,
             page_size: self.page_size,
             ttl_ms: self.ttl_ms,
             stamps,
-            pages,
-            caps: [
-                capabilities(&self.surface, false, false),
-                capabilities(&self.surface, true, false),
-                capabilities(&self.surface, false, true),
-            ],
-            surface: self.surface,
+            catalog: ArcSwap::from_pointee(catalog),
             input: self.input,
+            lists: lists::Lists::default(),
         }))
     }
 }
@@ -474,44 +540,22 @@ impl Server {
         &self.info_json
     }
 
-    pub(crate) fn tool(&self, name: &str) -> Option<(&ToolSpec, &Handler)> {
-        // A few names compare faster than they hash.
-        let i = if self.tools.len() <= 8 {
-            self.tools.iter().position(|e| e.spec.name == name)
-        } else {
-            self.index.get(name).copied()
-        };
-        i.map(|i| (&self.tools[i].spec, &self.tools[i].handler))
+    /// The lists as they are now.
+    pub(crate) fn catalog(&self) -> arc_swap::Guard<Arc<Catalog>> {
+        self.catalog.load()
+    }
+
+    /// Swaps in a new catalog (the writer holds the lists' lock).
+    pub(crate) fn store_catalog(&self, c: Catalog) {
+        self.catalog.store(Arc::new(c));
     }
 
     /// The arguments of tool `name` that travel in `Mcp-Param-*` headers too.
     #[must_use]
-    pub fn param_headers(&self, name: &str) -> &[(String, String)] {
-        let i = if self.tools.len() <= 8 {
-            self.tools.iter().position(|e| e.spec.name == name)
-        } else {
-            self.index.get(name).copied()
-        };
-        i.map_or(&[], |i| &self.tools[i].param_headers)
-    }
-
-    /// The page a `tools/list` cursor names in `shape` (`None`: the first page); `None`
-    /// when the cursor is not one this server minted.
-    pub(crate) fn page(&self, shape: Shape, cursor: Option<&str>) -> Option<usize> {
-        let page = match cursor {
-            None => 0,
-            Some(c) => decode_cursor(c)?,
-        };
-        let pages = self.pages[shape.index()].len();
-        (page == 0 || page < pages).then_some(page)
-    }
-
-    /// Writes the `tools/list` result of page `page` (from [`Server::page`]).
-    pub(crate) fn write_tools_page(&self, out: &mut BytesMut, shape: Shape, page: usize) {
-        let pages = &self.pages[shape.index()];
-        let next = (page + 1 < pages.len()).then(|| encode_cursor(page + 1));
-        let tools = pages.get(page).map_or("", String::as_str);
-        wire::write_tools_page(out, self, shape, tools, next.as_deref());
+    pub fn param_headers(&self, name: &str) -> Vec<(String, String)> {
+        let cat = self.catalog();
+        cat.position(name)
+            .map_or_else(Vec::new, |i| cat.tools[i].param_headers.clone())
     }
 
     /// How many tools one page holds.

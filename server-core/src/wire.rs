@@ -364,7 +364,7 @@ pub(crate) fn write_initialize(out: &mut BytesMut, server: &Server, version: Pro
     w.begin_object();
     w.key("protocolVersion").str(version.as_str());
     w.key("capabilities")
-        .raw(&server.caps[usize::from(version == ProtocolVersion::V2025_11_25)]);
+        .raw(&server.catalog().caps[usize::from(version == ProtocolVersion::V2025_11_25)]);
     w.key("serverInfo").raw(info);
     if let Some(i) = &server.instructions {
         w.key("instructions").str(i);
@@ -382,7 +382,7 @@ pub(crate) fn write_discover(out: &mut BytesMut, server: &Server) {
         encode::write_str(out, v.as_str());
     }
     out.extend_from_slice(br#"],"capabilities":"#);
-    out.extend_from_slice(server.caps[2].as_bytes());
+    out.extend_from_slice(server.catalog().caps[2].as_bytes());
     if let Some(i) = &server.instructions {
         out.extend_from_slice(br#","instructions":"#);
         encode::write_str(out, i);

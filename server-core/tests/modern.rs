@@ -140,7 +140,7 @@ fn server_discover_has_its_shape() {
             "resultType": "complete",
             "supportedVersions": ["2026-07-28"],
             "capabilities": {
-                "tools": {"listChanged": false},
+                "tools": {"listChanged": true},
                 "logging": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}
             },

@@ -118,16 +118,20 @@ fn legacy_client(version: &str) -> Client {
 fn capabilities_name_what_the_server_serves() {
     let mut c = Client::with(server(100));
     let caps = c.initialize("2025-06-18")["result"]["capabilities"].clone();
-    assert_eq!(caps["prompts"], json!({"listChanged": false}));
+    // Every list can change at run time, and a change is announced.
+    assert_eq!(caps["prompts"], json!({"listChanged": true}));
     assert_eq!(
         caps["resources"],
-        json!({"subscribe": true, "listChanged": false})
+        json!({"subscribe": true, "listChanged": true})
     );
     assert_eq!(caps["completions"], json!({}));
     assert_eq!(caps["logging"], json!({}));
     let mut m = Client::with(server(100));
     let caps = m.answer(&modern(1, "server/discover", ""))["result"]["capabilities"].clone();
-    assert_eq!(caps["resources"], json!({"listChanged": false}));
+    assert_eq!(
+        caps["resources"],
+        json!({"subscribe": true, "listChanged": true})
+    );
     assert!(caps["prompts"].is_object() && caps["completions"].is_object());
     // The demo server has no prompts or resources: it does not announce them.
     let caps = Client::new().initialize("2025-11-25")["result"]["capabilities"].clone();

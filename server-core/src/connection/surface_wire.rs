@@ -85,7 +85,8 @@ impl Connection {
     ) -> bool {
         // NB. A server serves only what its capabilities announce: without prompts, say,
         // `prompts/list` is an unknown method.
-        let s = &self.server.surface;
+        let cat = self.server.catalog();
+        let s = &cat.surface;
         let served = match msg.method() {
             m if m.starts_with("prompts/") => !s.prompts.is_empty(),
             m if m.starts_with("resources/") => s.has_resources(),
@@ -105,9 +106,10 @@ impl Connection {
             // The legacy era's own methods: 2026-07-28 removed them.
             "logging/setLevel" if !shape.modern() => self.set_level(id, msg, out),
             "resources/subscribe" | "resources/unsubscribe" if !shape.modern() => {
-                if required_string(msg, "uri", msg.method(), out, id).is_some() {
-                    // NB. Nothing changes at run time yet: a subscription is acknowledged and
-                    // no `notifications/resources/updated` follows.
+                if let Some(uri) = required_string(msg, "uri", msg.method(), out, id) {
+                    if let Some(w) = &self.session_watch {
+                        w.subscribe(&uri, msg.method() == "resources/subscribe");
+                    }
                     encode::write_result(out, id, "{}");
                 }
             }
@@ -155,7 +157,8 @@ impl Connection {
 
     fn prompts_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
         let server = &self.server;
-        let prompts = &server.surface.prompts;
+        let cat = server.catalog();
+        let prompts = &cat.surface.prompts;
         let Some((start, end, next)) = cursor(msg)
             .ok()
             .and_then(|c| page_bounds(prompts.len(), server.page_size(), c.as_deref()))
@@ -209,7 +212,8 @@ impl Connection {
             return;
         };
         let server = &self.server;
-        let Some((spec, handler)) = server.surface.prompt(&name) else {
+        let cat = server.catalog();
+        let Some((spec, handler)) = cat.surface.prompt(&name) else {
             invalid(out, id, &format!("Unknown prompt: {name}"));
             return;
         };
@@ -272,7 +276,8 @@ impl Connection {
         templates: bool,
     ) {
         let server = &self.server;
-        let s = &server.surface;
+        let cat = server.catalog();
+        let s = &cat.surface;
         let len = if templates {
             s.templates.len()
         } else {
@@ -351,7 +356,8 @@ impl Connection {
             return;
         };
         let server = &self.server;
-        let s = &server.surface;
+        let cat = server.catalog();
+        let s = &cat.surface;
         let mut info =
             super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
@@ -434,9 +440,10 @@ impl Connection {
             return;
         };
         let server = &self.server;
+        let cat = server.catalog();
         let known = match &target {
-            CompletionRef::Prompt(p) => server.surface.prompt(p).is_some(),
-            CompletionRef::Template(t) => server
+            CompletionRef::Prompt(p) => cat.surface.prompt(p).is_some(),
+            CompletionRef::Template(t) => cat
                 .surface
                 .templates
                 .iter()
@@ -457,7 +464,7 @@ impl Connection {
         };
         let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         let ctx = Ctx::inline(info, &self.notes);
-        let values = match server.surface.completion(&target, &name) {
+        let values = match cat.surface.completion(&target, &name) {
             Some(h) => match guarded(|| Ok(h.complete(&ctx, &req))) {
                 Ok(v) => v,
                 Err(e) => {

@@ -298,7 +298,7 @@ fn param_mismatch(
     }
     let name = msg.param("name").and_then(|n| n.as_string())?;
     let args = msg.param("arguments");
-    for (arg, header) in server.param_headers(&name) {
+    for (arg, header) in &server.param_headers(&name) {
         let h = match one_header(headers, &format!("mcp-param-{header}")) {
             Ok(h) => h,
             Err(()) => {

@@ -76,12 +76,27 @@ struct Routed(Weak<Session>);
 
 impl Notify for Routed {
     fn notify(&self, job: JobId, line: Bytes) {
+        // NB. A change of the server's lists may be made by a handler of this very session,
+        // under its lock: the session's own notes are delivered from a task of their own.
+        if job == JobId::CONNECTION
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            let weak = self.0.clone();
+            rt.spawn(async move { Self(weak).deliver(job, &line) });
+            return;
+        }
+        self.deliver(job, &line);
+    }
+}
+
+impl Routed {
+    fn deliver(&self, job: JobId, line: &[u8]) {
         let Some(session) = self.0.upgrade() else {
             return;
         };
         let mut st = lock(&session.state);
         let mut out = BytesMut::new();
-        st.conn.handle_note(job, &line, &mut out);
+        st.conn.handle_note(job, line, &mut out);
         if out.is_empty() {
             return;
         }

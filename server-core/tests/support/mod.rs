@@ -157,6 +157,29 @@ impl Client {
         parse_lines(&out)
     }
 
+    /// Waits up to 200 ms for what the connection writes as notes arrive (a session's list
+    /// changes, a listener's notifications), and returns it.
+    pub async fn hear(&mut self) -> Vec<Value> {
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_millis(200),
+            self.runner.next(&mut self.conn, &mut self.later),
+        )
+        .await;
+        while self.later.is_empty() {
+            if tokio::time::timeout(
+                std::time::Duration::from_millis(20),
+                self.runner.next(&mut self.conn, &mut self.later),
+            )
+            .await
+            .is_err()
+            {
+                break;
+            }
+        }
+        let out = std::mem::take(&mut self.later);
+        parse_lines(&out)
+    }
+
     /// Runs the jobs to their end; wants exactly one line.
     pub async fn finish(&mut self) -> Value {
         let mut lines = self.settle().await;

@@ -1,0 +1,248 @@
+//! Lists that change at run time, through `Connection` (`decisions.md`, "Server surface"):
+//! what requests see, a session's `list_changed` and `resources/updated`, and
+//! `subscriptions/listen` (acknowledgement, filter, tags, cancellation, the closing answer).
+
+use bytes::BytesMut;
+use janus_server_core::content::Content;
+use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
+use janus_server_core::resources::{Contents, ResourceSpec};
+use janus_server_core::tools::{Args, Output, ToolSpec};
+use janus_server_core::{Ctx, RpcError, Server};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+mod support;
+use support::*;
+
+fn hello(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    out.text("hello");
+    Ok(())
+}
+
+fn note(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+    out.user(Content::text("a note"));
+    Ok(())
+}
+
+fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    out.text(uri, None, "doc");
+    Ok(())
+}
+
+fn spec(name: &str) -> ToolSpec {
+    ToolSpec::new(name, name, r#"{"type":"object"}"#).unwrap()
+}
+
+fn server() -> Arc<Server> {
+    Server::builder("lists", "1")
+        .tool(spec("hello"), hello)
+        .prompt(PromptSpec::new("note", "n"), note)
+        .resource(ResourceSpec::new("test://doc", "doc"), doc)
+        .resource(ResourceSpec::new("test://other", "other"), doc)
+        .build()
+        .unwrap()
+}
+
+fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
+    list["result"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[field].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn requests_see_the_lists_as_they_are_now() {
+    let server = server();
+    let mut c = Client::with(Arc::clone(&server));
+    c.initialize("2025-11-25");
+    server.add_tool(spec("later"), hello).unwrap();
+    let list = c.answer(&legacy(1, "tools/list", ""));
+    assert_eq!(names(&list, "tools", "name"), ["hello", "later"]);
+    let r = c.answer(&legacy(2, "tools/call", r#"{"name":"later"}"#));
+    assert_eq!(r["result"]["content"][0]["text"], "hello");
+    assert!(server.remove_tool("later"));
+    assert!(!server.remove_tool("later"));
+    let r = c.answer(&legacy(3, "tools/call", r#"{"name":"later"}"#));
+    assert_eq!(code(&r), -32602);
+    server
+        .add_prompt(PromptSpec::new("second", "s"), note)
+        .unwrap();
+    let list = c.answer(&legacy(4, "prompts/list", ""));
+    assert_eq!(names(&list, "prompts", "name"), ["note", "second"]);
+    assert!(server.remove_resource("test://doc"));
+    let r = c.answer(&legacy(5, "resources/read", r#"{"uri":"test://doc"}"#));
+    assert_eq!(code(&r), -32002);
+    // A bad spec at run time is refused and changes nothing.
+    let bad = ToolSpec::new("bad", "b", r#"{"type":"object"}"#)
+        .unwrap()
+        .meta("[]");
+    assert!(bad.is_err());
+    assert!(
+        server
+            .add_prompt(
+                PromptSpec::new("bad", "b").meta(janus_server_core::Json::parse("1").unwrap()),
+                note
+            )
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn a_session_hears_list_changes_and_the_updates_it_subscribed_to() {
+    let server = server();
+    let mut c = Client::with(Arc::clone(&server));
+    let caps = c.initialize("2025-06-18")["result"]["capabilities"].clone();
+    assert_eq!(caps["tools"]["listChanged"], true);
+    server.add_tool(spec("later"), hello).unwrap();
+    let heard = c.hear().await;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
+    assert!(heard[0].get("id").is_none());
+    server.remove_prompt("note");
+    assert_eq!(
+        c.hear().await[0]["method"],
+        "notifications/prompts/list_changed"
+    );
+    // Updates: only for what it subscribed to, until it unsubscribes.
+    server.resource_updated("test://doc");
+    assert!(c.hear().await.is_empty());
+    c.answer(&legacy(1, "resources/subscribe", r#"{"uri":"test://doc"}"#));
+    server.resource_updated("test://doc");
+    server.resource_updated("test://other");
+    let heard = c.hear().await;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/resources/updated");
+    assert_eq!(heard[0]["params"]["uri"], "test://doc");
+    c.answer(&legacy(
+        2,
+        "resources/unsubscribe",
+        r#"{"uri":"test://doc"}"#,
+    ));
+    server.resource_updated("test://doc");
+    assert!(c.hear().await.is_empty());
+    // A connection that is gone is no longer told.
+    drop(c);
+    server.add_tool(spec("after"), hello).unwrap();
+}
+
+const ENV: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn listen(id: &str, filter: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"_meta":{ENV},"notifications":{filter}}}}}"#
+    )
+}
+
+fn sub(v: &Value) -> &Value {
+    &v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+}
+
+#[tokio::test]
+async fn a_listen_is_acknowledged_first_then_hears_what_it_asked_tagged() {
+    let server = server();
+    let mut c = Client::with(Arc::clone(&server));
+    c.job(&listen(
+        r#""all""#,
+        r#"{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://doc"]}"#,
+    ));
+    c.job(&listen("7", r#"{"promptsListChanged":true}"#));
+    let acks = c.hear().await;
+    assert_eq!(acks.len(), 2, "{acks:?}");
+    assert_eq!(
+        acks[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(sub(&acks[0]), "all");
+    assert_eq!(
+        acks[0]["params"]["notifications"],
+        json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": ["test://doc"]})
+    );
+    assert_eq!(sub(&acks[1]), 7);
+    assert_eq!(
+        acks[1]["params"]["notifications"],
+        json!({"promptsListChanged": true})
+    );
+    server.add_tool(spec("later"), hello).unwrap();
+    let heard = c.hear().await;
+    assert_eq!(heard.len(), 1, "only the listener that asked: {heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(sub(&heard[0]), "all");
+    server.add_prompt(PromptSpec::new("p2", "p"), note).unwrap();
+    let heard = c.hear().await;
+    let mut tags: Vec<String> = heard.iter().map(|h| sub(h).to_string()).collect();
+    tags.sort();
+    assert_eq!(tags, ["\"all\"", "7"]);
+    server.resource_updated("test://doc");
+    let heard = c.hear().await;
+    assert_eq!(heard[0]["params"]["uri"], "test://doc");
+    // Cancelled: nothing more for it, and the other one goes on.
+    c.silent(&cancel(r#""all""#));
+    server.add_tool(spec("more"), hello).unwrap();
+    assert!(c.hear().await.is_empty());
+    server.remove_prompt("p2");
+    let heard = c.hear().await;
+    assert_eq!(heard.len(), 1);
+    assert_eq!(sub(&heard[0]), 7);
+    // The end of input ends it: its request gets the closing answer.
+    let mut out = BytesMut::new();
+    c.conn.handle_eof(&mut out);
+    let end = parse_lines(&out);
+    assert_eq!(end.len(), 1, "{end:?}");
+    assert_eq!(end[0]["id"], 7);
+    assert_eq!(end[0]["result"]["resultType"], "complete");
+    assert_eq!(
+        end[0]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    assert_eq!(c.conn.foreground(), 0);
+}
+
+#[tokio::test]
+async fn the_server_ends_its_listens_with_a_closing_answer() {
+    let server = server();
+    let mut c = Client::with(Arc::clone(&server));
+    c.job(&listen("1", r#"{"toolsListChanged":true}"#));
+    c.hear().await;
+    server.end_subscriptions();
+    let end = c.settle().await;
+    assert_eq!(end.len(), 1, "{end:?}");
+    assert_eq!(end[0]["id"], 1);
+    assert_eq!(end[0]["result"]["resultType"], "complete");
+    assert!(end[0]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+}
+
+#[tokio::test]
+async fn a_listen_filter_of_the_wrong_shape_is_32602_and_unknown_kinds_are_not_honoured() {
+    let mut c = Client::with(
+        Server::builder("bare", "1")
+            .tool(spec("hello"), hello)
+            .build()
+            .unwrap(),
+    );
+    for bad in [
+        r#""all""#,
+        r#"{"toolsListChanged":"yes"}"#,
+        r#"{"resourceSubscriptions":[1]}"#,
+    ] {
+        assert_eq!(code(&c.answer(&listen("1", bad))), -32602, "{bad}");
+    }
+    // Without prompts or resources, only the tools list is honoured.
+    c.job(&listen(
+        "2",
+        r#"{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["x://y"]}"#,
+    ));
+    let acks = c.hear().await;
+    assert_eq!(
+        acks[0]["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    // A session has no listen: it is a 2026-07-28 method.
+    let mut s = Client::new();
+    s.initialize("2025-11-25");
+    assert_eq!(
+        code(&s.answer(&legacy(1, "subscriptions/listen", "{}"))),
+        -32601
+    );
+}
