@@ -15,7 +15,7 @@ use janus_server_core::content::Content;
 use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
 use janus_server_core::resources::{Contents, ResourceSpec, TemplateSpec, Vars};
 use janus_server_core::server::ServerBuilder;
-use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
+use janus_server_core::tools::{Args, Output, TaskSupport, ToolFuture, ToolResult, ToolSpec};
 use janus_server_core::{Ctx, InputRequest, InputRequired, Json, LogLevel, RpcError, Server};
 use std::time::Duration;
 
@@ -522,6 +522,100 @@ fn trigger_resource_update(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Re
     Ok(())
 }
 
+// ---- The tasks extension ----------------------------------------------------------------------
+
+fn greet(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    let name = args
+        .str("name")
+        .unwrap_or(std::borrow::Cow::Borrowed("World"));
+    out.text(&format!("Hello, {name}!"));
+    Ok(())
+}
+
+/// Sleeps `seconds` (at most 600), then answers; a cancelled task's work is dropped.
+fn slow_compute(_: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let seconds = args.f64("seconds").unwrap_or(1.0).clamp(0.0, 600.0);
+    let label = args.str("label").unwrap_or_default().into_owned();
+    Ok(Box::pin(async move {
+        tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+        Ok(ToolResult::text(format!("Computed {label} in {seconds} s")))
+    }))
+}
+
+fn failing_job(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    Ok(Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        Ok(ToolResult::error("The job failed, as it always does"))
+    }))
+}
+
+/// Its work panics: the task fails with a protocol error (`-32603`).
+fn protocol_error_job(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    Ok(Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Err(RpcError::internal())
+    }))
+}
+
+/// Asks the user's name in a round first; the task it then becomes greets them.
+fn tool_with_task(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let Some(name) = ctx.input("user_name").and_then(|r| field(r, "name")) else {
+        return Err(ask(
+            "user_name",
+            InputRequest::elicit("What is your name?", NAME_SCHEMA)?,
+        ));
+    };
+    Ok(Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Ok(ToolResult::text(format!("Hello, {name}, from a task")))
+    }))
+}
+
+const CONFIRM_NAME: &str =
+    r#"{"type":"object","properties":{"name":{"type":"string"},"confirm":{"type":"boolean"}}}"#;
+
+/// A task that waits for the user's confirmation (asked within the task).
+fn confirm_delete(ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let file = args.str("filename").unwrap_or_default().into_owned();
+    let Some(answer) = ctx.input("confirm") else {
+        let q = InputRequest::elicit(&format!("Delete {file}?"), CONFIRM_SCHEMA)?;
+        return Err(InputRequired::new().ask("confirm", q).within_task().into());
+    };
+    let (action, content) = elicited(answer);
+    Ok(Box::pin(async move {
+        Ok(ToolResult::text(format!(
+            "{file}: action={action}, content={content}"
+        )))
+    }))
+}
+
+/// A task that waits for two answers at once.
+fn multi_input(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let (Some(first), Some(second)) = (ctx.input("first"), ctx.input("second")) else {
+        return Err(InputRequired::new()
+            .ask(
+                "first",
+                InputRequest::elicit("First answer?", CONFIRM_NAME)?,
+            )
+            .ask(
+                "second",
+                InputRequest::elicit("Second answer?", CONFIRM_NAME)?,
+            )
+            .within_task()
+            .into());
+    };
+    let text = format!(
+        "first: {}, second: {}",
+        field(first, "name").unwrap_or_default(),
+        field(second, "name").unwrap_or_default()
+    );
+    Ok(Box::pin(async move { Ok(ToolResult::text(text)) }))
+}
+
+fn task_spec(name: &str, description: &str, schema: &str, support: TaskSupport) -> ToolSpec {
+    spec(name, description, schema).task_support(support)
+}
+
 /// The conformance suite's fixture server, to configure further.
 pub(crate) fn builder() -> ServerBuilder {
     let header_schema = r#"{"type":"object","properties":{"value":{"type":"string","x-mcp-header":"Value"}},"required":["value"]}"#;
@@ -735,6 +829,70 @@ pub(crate) fn builder() -> ServerBuilder {
                 NO_ARGS,
             ),
             trigger_resource_update,
+        )
+        .tool(
+            spec(
+                "greet",
+                "Greets by name (never a task)",
+                r#"{"type":"object","properties":{"name":{"type":"string"}}}"#,
+            ),
+            greet,
+        )
+        .async_tool(
+            task_spec(
+                "slow_compute",
+                "Sleeps some seconds, then answers",
+                r#"{"type":"object","properties":{"seconds":{"type":"number"},"label":{"type":"string"}}}"#,
+                TaskSupport::Optional,
+            ),
+            slow_compute,
+        )
+        .async_tool(
+            // NB. Only as a task: the suite's required-task check calls it without the
+            // extension, and its lifecycle check with it.
+            task_spec(
+                "failing_job",
+                "Returns a tool error after half a second",
+                NO_ARGS,
+                TaskSupport::Required,
+            ),
+            failing_job,
+        )
+        .async_tool(
+            task_spec(
+                "protocol_error_job",
+                "Fails with a protocol error",
+                NO_ARGS,
+                TaskSupport::Optional,
+            ),
+            protocol_error_job,
+        )
+        .async_tool(
+            task_spec(
+                "confirm_delete",
+                "Deletes a file once the user confirms (asked within the task)",
+                r#"{"type":"object","properties":{"filename":{"type":"string"}}}"#,
+                TaskSupport::Optional,
+            ),
+            confirm_delete,
+        )
+        .async_tool(
+            task_spec(
+                "multi_input",
+                "Waits for two answers at once (within the task)",
+                NO_ARGS,
+                TaskSupport::Optional,
+            ),
+            multi_input,
+        )
+        .async_tool(
+            task_spec(
+                "test_tool_with_task",
+                "Asks a name in a round, then runs as a task",
+                NO_ARGS,
+                TaskSupport::Required,
+            ),
+            tool_with_task,
         )
         .prompt(
             PromptSpec::new(

@@ -93,6 +93,8 @@ pub struct Connection {
     session_watch: Option<Arc<listen_wire::SessionWatch>>,
     /// The open `subscriptions/listen` requests.
     listeners: std::collections::HashMap<JobId, Arc<listen_wire::Listener>>,
+    /// The parked task whose call is being handled again ([`crate::InputRequired::within_task`]).
+    continuing: Option<String>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -129,6 +131,7 @@ impl Connection {
             replay: None,
             session_watch: None,
             listeners: std::collections::HashMap::new(),
+            continuing: None,
         }
     }
 
@@ -650,9 +653,9 @@ impl Connection {
                         structured,
                         is_error,
                     }),
-                    // NB. Input is asked before the task exists: the rounds come first.
+                    // NB. Input is asked before the task exists (rounds), or within it.
                     Err(e) if e.input.is_some() => {
-                        self.refused(id, msg, shape, inputs, e, slot, out);
+                        self.refused_task(id, msg, shape, inputs, e, mode, out);
                         return;
                     }
                     Err(e) => Ended::Error(e),
@@ -667,7 +670,11 @@ impl Connection {
                 let started = started.unwrap_or_else(|_| Err(RpcError::internal()));
                 let work = match (started, task) {
                     (Ok(work), _) => work,
-                    (Err(e), _) if e.input.is_some() => {
+                    (Err(e), Some(mode)) if e.input.is_some() => {
+                        self.refused_task(id, msg, shape, inputs, e, mode, out);
+                        return;
+                    }
+                    (Err(e), None) if e.input.is_some() => {
                         self.refused(id, msg, shape, inputs, e, slot, out);
                         return;
                     }
@@ -721,6 +728,30 @@ impl Connection {
         match e.input.take() {
             Some(asked) => self.ask(id, msg, shape, inputs, *asked, slot, out),
             None => wire::write_rpc_error(out, id, &e),
+        }
+    }
+
+    /// A handler of a call that runs as a task needs input: within the task when it asks so
+    /// and the task is the extension's, else in rounds before it.
+    #[allow(clippy::too_many_arguments)]
+    fn refused_task(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<crate::input::Inputs>,
+        mut e: RpcError,
+        mode: tasks_wire::TaskMode,
+        out: &mut BytesMut,
+    ) {
+        match e.input.take() {
+            Some(asked) if asked.within_task && matches!(mode, tasks_wire::TaskMode::Modern) => {
+                self.park_task(id, msg, shape, inputs, *asked, out);
+            }
+            asked => {
+                e.input = asked;
+                self.refused(id, msg, shape, inputs, e, None, out);
+            }
         }
     }
 

@@ -235,6 +235,7 @@ fn check_form_schema(schema: &Json) -> Result<(), BadInputRequest> {
 pub struct InputRequired {
     pub(crate) requests: Vec<(String, InputRequest)>,
     pub(crate) state: Option<String>,
+    pub(crate) within_task: bool,
 }
 
 impl InputRequired {
@@ -259,6 +260,17 @@ impl InputRequired {
     #[must_use]
     pub fn state(mut self, state: &str) -> Self {
         self.state = Some(state.to_owned());
+        self
+    }
+
+    /// When the call runs as a task (the tasks extension), asks within it: the task is
+    /// created and waits in `input_required`, its `tasks/get` shows the requests, and the
+    /// client answers them with `tasks/update` (one at a time if it likes); then the call is
+    /// handled again with the answers, as the task's work. Without this, a call that will
+    /// run as a task has its input rounds before the task exists.
+    #[must_use]
+    pub const fn within_task(mut self) -> Self {
+        self.within_task = true;
         self
     }
 

@@ -111,6 +111,20 @@ pub struct Task {
     pub poll_ms: u64,
     /// How it ended, once terminal by completion or failure.
     pub outcome: Option<Outcome>,
+    /// While `input_required`: the requests still unanswered, by key.
+    pub input_requests: Vec<(String, crate::input::InputRequest)>,
+}
+
+/// What a task waiting for the client's input keeps until every request is answered
+/// (`tasks/update`): then the call is handled again with the answers ([`crate::input`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Parked {
+    /// The answers so far: key and response object (JSON text).
+    pub(crate) responses: Vec<(String, String)>,
+    /// The handler's own state.
+    pub(crate) state: Option<String>,
+    /// The call, as a frame to handle again.
+    pub(crate) frame: Vec<u8>,
 }
 
 /// Why a task could not be created.
@@ -120,6 +134,8 @@ pub struct StoreFull;
 #[derive(Default)]
 struct Inner {
     tasks: HashMap<String, Task>,
+    /// What each task waiting for input keeps.
+    parked: HashMap<String, Parked>,
     /// Task ids in creation order, for listing.
     order: VecDeque<String>,
     next: u64,
@@ -172,6 +188,7 @@ impl TaskStore {
             ttl_ms: ttl_ms.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS),
             poll_ms: POLL_INTERVAL_MS,
             outcome: None,
+            input_requests: Vec::new(),
         };
         inner.tasks.insert(id.clone(), task.clone());
         inner.order.push_back(id);
@@ -214,8 +231,66 @@ impl TaskStore {
             if outcome.is_some() {
                 task.outcome = outcome;
             }
+            if status.is_terminal() {
+                task.input_requests.clear();
+            }
         }
-        Some((task.clone(), changed))
+        let t = task.clone();
+        if t.status.is_terminal() {
+            inner.parked.remove(id);
+        }
+        Some((t, changed))
+    }
+
+    /// Parks task `id` in `input_required` with `requests` (a task still running; a terminal
+    /// one is left as it is). Returns the task as it is now.
+    pub(crate) fn park(
+        &self,
+        id: &str,
+        now_ms: u64,
+        requests: Vec<(String, crate::input::InputRequest)>,
+        parked: Parked,
+    ) -> Option<Task> {
+        let mut inner = self.lock();
+        let task = inner.tasks.get_mut(id)?;
+        if !task.status.is_terminal() {
+            task.status = Status::InputRequired;
+            task.updated_ms = now_ms;
+            task.input_requests = requests;
+            let t = task.clone();
+            inner.parked.insert(id.to_owned(), parked);
+            return Some(t);
+        }
+        Some(task.clone())
+    }
+
+    /// The client answered some of task `id`'s requests (keys it did not ask are ignored).
+    /// When none is left, the task is `working` again and what it kept comes back, with the
+    /// answers, for the call to be handled again. `None` for an unknown task.
+    pub(crate) fn answer(
+        &self,
+        id: &str,
+        now_ms: u64,
+        responses: Vec<(String, String)>,
+    ) -> Option<Option<Parked>> {
+        let mut inner = self.lock();
+        let Inner { tasks, parked, .. } = &mut *inner;
+        let task = tasks.get_mut(id)?;
+        let (Status::InputRequired, Some(p)) = (task.status, parked.get_mut(id)) else {
+            return Some(None);
+        };
+        for (k, v) in responses {
+            if let Some(i) = task.input_requests.iter().position(|(rk, _)| *rk == k) {
+                task.input_requests.remove(i);
+                p.responses.push((k, v));
+            }
+        }
+        if !task.input_requests.is_empty() {
+            return Some(None);
+        }
+        task.status = Status::Working;
+        task.updated_ms = now_ms;
+        Some(parked.remove(id))
     }
 
     /// The status of task `id`, if it is known.
@@ -272,6 +347,7 @@ fn purge(inner: &mut Inner, now_ms: u64) {
     }
     for id in &expired {
         inner.tasks.remove(id);
+        inner.parked.remove(id);
     }
     inner.order.retain(|id| !expired.contains(id));
 }

@@ -449,6 +449,14 @@ pub(crate) fn write_modern_task_status(
     let mut w = JsonWriter::new(out);
     w.begin_object();
     write_task_members(&mut w, t, false);
+    if t.status == Status::InputRequired && !t.input_requests.is_empty() {
+        w.key("inputRequests").begin_object();
+        for (key, r) in &t.input_requests {
+            w.key(key).begin_object().key("method").str(r.method());
+            w.key("params").raw(r.params().as_str()).end_object();
+        }
+        w.end_object();
+    }
     match (&t.status, &t.outcome) {
         (Status::Completed, Some(Ended::Result(r))) => {
             out.extend_from_slice(br#","result":"#);

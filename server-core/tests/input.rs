@@ -88,6 +88,20 @@ fn async_ask(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
     }))
 }
 
+/// A task that asks two things within itself.
+fn parked(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let (Some(a), Some(b)) = (answered(ctx, "a", "name"), answered(ctx, "b", "name")) else {
+        return Err(InputRequired::new()
+            .ask("a", InputRequest::elicit("A?", NAME)?)
+            .ask("b", InputRequest::elicit("B?", NAME)?)
+            .within_task()
+            .into());
+    };
+    Ok(Box::pin(async move {
+        Ok(ToolResult::text(format!("{a} and {b}")))
+    }))
+}
+
 fn ask_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
@@ -121,6 +135,10 @@ fn server() -> Arc<Server> {
         .tool(spec("two_rounds"), two_rounds)
         .tool(spec("both"), both)
         .async_tool(spec("async_ask"), async_ask)
+        .async_tool(
+            spec("parked").task_support(janus_server_core::tools::TaskSupport::Optional),
+            parked,
+        )
         .prompt(PromptSpec::new("ask_prompt", "asks"), ask_prompt)
         .resource(ResourceSpec::new("test://roots", "roots"), roots_resource)
         .build()
@@ -435,6 +453,77 @@ async fn an_asynchronous_tool_asks_before_its_work_and_runs_with_the_answer() {
     ));
     let r = c.finish().await;
     assert_eq!(r["result"]["content"][0]["text"], "later, Flo", "{r}");
+}
+
+const TASKS: &str = r#"{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+
+#[tokio::test]
+async fn a_task_waits_within_itself_for_answers_given_one_at_a_time() {
+    let mut c = modern_client();
+    let r = c.answer(&req(
+        1,
+        "tools/call",
+        r#""name":"parked","arguments":{},"#,
+        TASKS,
+    ));
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    assert_eq!(r["result"]["status"], "input_required");
+    let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = |id: i64| req(id, "tasks/get", &format!(r#""taskId":"{task}","#), TASKS);
+    let update = |id: i64, responses: &Value| {
+        req(
+            id,
+            "tasks/update",
+            &format!(r#""taskId":"{task}","inputResponses":{responses},"#),
+            TASKS,
+        )
+    };
+    let t = c.answer(&get(2));
+    let keys: Vec<&String> = t["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["a", "b"], "{t}");
+    assert_eq!(
+        t["result"]["inputRequests"]["a"]["method"],
+        "elicitation/create"
+    );
+    // One answer (and a key never asked): acknowledged, the other still pending.
+    let ack = c.answer(&update(3, &json!({"a": accept("name", "Al"), "zz": {}})));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let t = c.answer(&get(4));
+    assert_eq!(t["result"]["status"], "input_required");
+    let keys: Vec<&String> = t["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["b"]);
+    // Malformed answers are refused and change nothing; an unknown task is -32602.
+    assert_eq!(code(&c.answer(&update(5, &json!({"b": 3})))), -32602);
+    let other = req(
+        6,
+        "tasks/update",
+        r#""taskId":"nope","inputResponses":{},"#,
+        TASKS,
+    );
+    assert_eq!(code(&c.answer(&other)), -32602);
+    // The last answer: the task works, then completes with both.
+    let r = c.send(&update(7, &json!({"b": accept("name", "Bea")})));
+    assert_eq!(r[0]["result"]["resultType"], "complete", "{r:?}");
+    c.settle().await;
+    let t = c.answer(&get(8));
+    assert_eq!(t["result"]["status"], "completed", "{t}");
+    assert_eq!(t["result"]["result"]["content"][0]["text"], "Al and Bea");
+    assert!(t["result"].get("inputRequests").is_none());
+}
+
+#[test]
+fn without_the_extension_a_within_task_request_is_a_round() {
+    let mut c = modern_client();
+    let r = c.answer(&call(1, "parked", ""));
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
 }
 
 // ---- Handshake sessions -----------------------------------------------------------------------

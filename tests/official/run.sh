@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (@modelcontextprotocol/conformance) against `janus serve
-# --http`: the server scenarios that need no fixture tools (transport, headers, DNS rebinding,
-# stateless serving, sessions) against the demo tools, then the scenarios of the fixtures Janus
-# serves so far against `janus serve --tools conformance`, at 2025-11-25 and at 2026-07-28.
+# --http --tools conformance`, with both requirement sets (`--requirements 2025-11-25` and
+# `--requirements 2026-07-28`): every scenario a revision requires, the ones it runs but does
+# not score (extensions, pending) included. Any failing scenario, scored or not, fails the
+# lane; then a few transport scenarios run against the demo tools too.
 #
 #   bash tests/official/run.sh
 #
@@ -74,48 +75,50 @@ stop() {
   }
 }
 
+plain() { sed 's/\x1b\[[0-9;]*m//g' "$1"; }
+
+# requirements REVISION: every scenario the revision requires (scored or not) must pass.
+requirements() {
+  local version=$1 log="$dir/requirements-$1.log"
+  local code=0
+  timeout 900 conformance server --url "$url" --requirements "$version" >"$log" 2>&1 || code=$?
+  local total bad unscored
+  total=$(plain "$log" | grep -E '^Total: ' | tail -1)
+  bad=$(plain "$log" | grep -cE '^✗ ' || true)
+  unscored=$(plain "$log" | grep -E '^Not scored' | tail -1)
+  plain "$log" | grep -E '^(✓|✗) '
+  if [[ $code -ne 0 || $bad -ne 0 || -z "$total" ]]; then
+    echo "FAIL requirements $version: $total; $unscored (exit $code, log: $log)"
+    plain "$log" | grep -E 'FAILURE' | head -30
+    failed=1
+  else
+    echo "PASS requirements $version: $total; ${unscored:-nothing run unscored}"
+  fi
+}
+
 run() {
   local version=$1 scenario=$2
   if timeout 120 conformance server --url "$url" --spec-version "$version" --scenario "$scenario" \
     >"$dir/$version-$scenario.log" 2>&1; then
-    echo "PASS $version $scenario ($(sed 's/\x1b\[[0-9;]*m//g' "$dir/$version-$scenario.log" | grep -o 'Passed: .*' | tail -1))"
+    echo "PASS $version $scenario ($(plain "$dir/$version-$scenario.log" | grep -o 'Passed: .*' | tail -1))"
   else
     echo "FAIL $version $scenario (log: $dir/$version-$scenario.log)"
-    sed 's/\x1b\[[0-9;]*m//g' "$dir/$version-$scenario.log" | grep -E 'FAILURE|Passed' | head -20
+    plain "$dir/$version-$scenario.log" | grep -E 'FAILURE|Passed' | head -20
     failed=1
   fi
 }
 
-start demo
-for s in server-initialize ping server-session-lifecycle dns-rebinding-protection server-sse-multiple-streams tools-list; do
-  run 2025-11-25 "$s"
-done
-for s in dns-rebinding-protection server-sse-multiple-streams http-header-validation tools-list; do
-  run 2026-07-28 "$s"
-done
+start conformance
+requirements 2025-11-25
+requirements 2026-07-28
 stop
 
-# The fixture scenarios: tools, prompts, resources, completions, logging, caching, input from
-# the client (server-to-client requests at 2025-11-25, input_required rounds at 2026-07-28).
-start conformance
-both="tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
-  tools-call-mixed-content tools-call-error tools-call-with-progress completion-complete
-  resources-list resources-read-text resources-read-binary resources-templates-read
-  prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
-  prompts-get-with-image json-schema-2020-12"
-for s in $both tools-call-with-logging logging-set-level resources-subscribe resources-unsubscribe \
-  tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums; do
+# The transport scenarios against the demo tools (the server `janus serve` runs by default).
+start demo
+for s in server-initialize server-session-lifecycle dns-rebinding-protection server-sse-multiple-streams; do
   run 2025-11-25 "$s"
 done
-mrtr="input-required-result-basic-elicitation input-required-result-basic-sampling
-  input-required-result-basic-list-roots input-required-result-request-state
-  input-required-result-multiple-input-requests input-required-result-multi-round
-  input-required-result-missing-input-response input-required-result-non-tool-request
-  input-required-result-result-type input-required-result-unsupported-methods
-  input-required-result-tampered-state input-required-result-capability-check
-  input-required-result-ignore-extra-params input-required-result-validate-input"
-for s in $both sep-2164-resource-not-found caching http-custom-header-server-validation \
-  server-stateless $mrtr; do
+for s in dns-rebinding-protection http-header-validation; do
   run 2026-07-28 "$s"
 done
 stop

@@ -76,7 +76,7 @@ impl Connection {
         replay: Option<Inputs>,
         [responses, token]: [Option<RawJson<'_>>; 2],
     ) -> Result<Option<Inputs>, RpcError> {
-        if !shape.modern() {
+        if replay.is_some() || !shape.modern() {
             return Ok(replay);
         }
         if responses.is_none() && token.is_none() {
@@ -148,7 +148,9 @@ impl Connection {
                 .as_deref()
                 .and_then(|c| RawJson::parse(c).ok())
         };
-        let InputRequired { requests, state } = asked;
+        let InputRequired {
+            requests, state, ..
+        } = asked;
         let (sendable, missing): (Vec<_>, Vec<_>) =
             requests.into_iter().partition(|(_, r)| r.declared_in(caps));
         if sendable.is_empty() {
@@ -209,6 +211,94 @@ impl Connection {
             tool,
         };
         self.rounds.by_job.insert(job, round);
+    }
+
+    /// A call that runs as a task of the extension asked for input within it: the task is
+    /// created (or, when its call is handled again, kept) and waits in `input_required`.
+    pub(super) fn park_task(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<Inputs>,
+        asked: InputRequired,
+        out: &mut BytesMut,
+    ) {
+        let caps = msg.envelope().client_capabilities;
+        let InputRequired {
+            requests, state, ..
+        } = asked;
+        let (sendable, missing): (Vec<_>, Vec<_>) =
+            requests.into_iter().partition(|(_, r)| r.declared_in(caps));
+        let now = self.now_ms;
+        let continuing = self.continuing.take();
+        if sendable.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|(_, r)| r.capability()).collect();
+            match continuing {
+                Some(task) => {
+                    let e = RpcError::new(
+                        MISSING_CLIENT_CAPABILITY,
+                        "Missing required client capability",
+                    );
+                    self.tasks.advance(
+                        &task,
+                        now,
+                        crate::tasks::Status::Failed,
+                        Some(crate::tasks::Outcome::Error(e)),
+                    );
+                }
+                None => write_missing(out, id, &names),
+            }
+            return;
+        }
+        let parked = crate::tasks::Parked {
+            responses: inputs.map(|i| i.responses).unwrap_or_default(),
+            state,
+            frame: frame_of(id, msg),
+        };
+        let task = match continuing {
+            Some(t) => t,
+            None => match self.tasks.create(now, None) {
+                Ok(t) => t.id,
+                Err(crate::tasks::StoreFull) => {
+                    super::tasks_wire::write_limit_reached(out, id);
+                    return;
+                }
+            },
+        };
+        if let Some(t) = self.tasks.park(&task, now, sendable, parked) {
+            encode::begin_result(out, id);
+            wire::write_created_task(out, &self.server, shape, &t);
+            encode::end_message(out);
+        }
+    }
+
+    /// `tasks/update` answered every request of a parked task: its call is handled again
+    /// with the answers, as the task's work.
+    pub(super) fn resume_task(&mut self, task: String, parked: crate::tasks::Parked) {
+        let parser = self.parser;
+        let Ok(again) = parser.parse_single(&parked.frame) else {
+            return;
+        };
+        self.continuing = Some(task.clone());
+        self.replay = Some(Inputs {
+            responses: parked.responses,
+            state: parked.state,
+        });
+        // NB. The call's own answer was the task: what the replay writes is not sent.
+        let mut scratch = BytesMut::new();
+        self.handle_message(&again, &mut scratch, None);
+        self.replay = None;
+        if self.continuing.take().is_some() {
+            // The call failed before it reached its task (the tool is gone, say).
+            let e = RpcError::new(INTERNAL_ERROR, "The task's call could not be resumed");
+            self.tasks.advance(
+                &task,
+                self.now_ms,
+                crate::tasks::Status::Failed,
+                Some(crate::tasks::Outcome::Error(e)),
+            );
+        }
     }
 
     /// A response (or error response) of the client: to a server request of an open round,

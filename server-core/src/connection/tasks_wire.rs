@@ -112,12 +112,17 @@ impl Connection {
             TaskMode::Modern => None,
         };
         let now = self.now_ms;
-        let task = match self.tasks.create(now, ttl) {
-            Ok(t) => t,
-            Err(StoreFull) => {
-                write_limit_reached(out, id);
-                return;
-            }
+        // NB. A parked task's call handled again runs as that same task.
+        let existing = self.continuing.take().and_then(|t| self.tasks.get(&t, now));
+        let task = match existing {
+            Some(t) => t,
+            None => match self.tasks.create(now, ttl) {
+                Ok(t) => t,
+                Err(StoreFull) => {
+                    write_limit_reached(out, id);
+                    return;
+                }
+            },
         };
         match work {
             TaskWork::Job {
@@ -241,6 +246,24 @@ impl Connection {
         };
         let found = match msg.method() {
             "tasks/cancel" => self.cancel_task(&task_id).map(|(t, _)| t),
+            "tasks/update" => {
+                let responses = match update_responses(msg) {
+                    Ok(r) => r,
+                    Err(m) => {
+                        encode::write_error(out, Some(id), janus_codec::INVALID_PARAMS, m, None);
+                        return;
+                    }
+                };
+                match self.tasks.answer(&task_id, now, responses) {
+                    None => None,
+                    Some(ready) => {
+                        if let Some(parked) = ready {
+                            self.resume_task(task_id.clone(), parked);
+                        }
+                        self.tasks.get(&task_id, now)
+                    }
+                }
+            }
             _ => self.tasks.get(&task_id, now),
         };
         let Some(t) = found else {
@@ -270,6 +293,26 @@ impl Connection {
         }
         Some((t, changed))
     }
+}
+
+/// The `inputResponses` of a `tasks/update`: an object of result objects (absent: none).
+fn update_responses(msg: &Message<'_>) -> Result<Vec<(String, String)>, &'static str> {
+    let Some(r) = msg.param("inputResponses") else {
+        return Ok(Vec::new());
+    };
+    if !r.is_object() {
+        return Err("Invalid params: inputResponses must be an object");
+    }
+    r.members()
+        .into_iter()
+        .map(|(k, v)| {
+            if v.is_object() {
+                Ok((k.into_owned(), v.as_str().to_owned()))
+            } else {
+                Err("Invalid params: each of inputResponses must be a result object")
+            }
+        })
+        .collect()
 }
 
 /// `LIMIT_REACHED`: the task store is full.
