@@ -300,6 +300,8 @@ fn run_bench(
         args: args.iter().map(|&a| a.to_owned()).collect(),
         echoes,
         light: false,
+        // NB. The floor serves echo only.
+        surface: echoes,
     };
     let mut targets = vec![
         target("janus", &["serve"], true),
@@ -316,6 +318,8 @@ fn run_bench(
                 args: vec!["serve".into()],
                 echoes: true,
                 light: false,
+                // NB. An earlier build may not serve the demo resource and prompt.
+                surface: false,
             },
         );
     }
@@ -327,6 +331,7 @@ fn run_bench(
             args: vec![janus_bench::PY_PEER.to_owned()],
             echoes: true,
             light: true,
+            surface: false,
         }),
         None => absent.push((
             "python-sdk v2".to_owned(),
@@ -360,6 +365,12 @@ fn run_bench(
          memory): legacy {:.3}, modern {:.3}.",
         allocs::per_request(load::Era::Legacy, &count),
         allocs::per_request(load::Era::Modern, &count)
+    );
+    println!(
+        "Heap allocations per resources/read of the static 64 KiB text resource: legacy \
+         {:.3}, modern {:.3}.",
+        allocs::per_static_read(load::Era::Legacy, &count),
+        allocs::per_static_read(load::Era::Modern, &count)
     );
     let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(

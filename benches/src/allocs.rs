@@ -23,7 +23,35 @@ const WARM_UP: u64 = 100;
 /// When an echo does not produce an answer (the path measured would not be the real one).
 #[must_use]
 pub fn per_request(era: Era, allocations: &dyn Fn() -> usize) -> f64 {
-    let template = RequestTemplate::new(era, "abcdefghijklmnop");
+    per_request_of(
+        era,
+        &RequestTemplate::new(era, "abcdefghijklmnop"),
+        allocations,
+    )
+}
+
+/// Allocations per `resources/read` of the demo's static 64 KiB text resource in `era`.
+#[must_use]
+pub fn per_static_read(era: Era, allocations: &dyn Fn() -> usize) -> f64 {
+    let members = format!(r#""uri":"{}""#, janus_server_core::demo::TEXT_64K_URI);
+    per_request_of(
+        era,
+        &RequestTemplate::call(era, "resources/read", &members),
+        allocations,
+    )
+}
+
+/// Allocations per request of `template` (answered inline) in `era`.
+///
+/// # Panics
+///
+/// When a request does not produce an answer.
+#[must_use]
+pub fn per_request_of(
+    era: Era,
+    template: &RequestTemplate,
+    allocations: &dyn Fn() -> usize,
+) -> f64 {
     let mut stream = Vec::new();
     if era == Era::Legacy {
         stream.extend_from_slice(crate::load::INITIALIZE);

@@ -141,6 +141,42 @@ pub struct Mixed {
     pub per_sec: f64,
 }
 
+/// One server-surface workload of one target and era, pipelined over stdio.
+#[derive(Debug, Clone, Serialize)]
+pub struct SurfaceRow {
+    /// What each request is.
+    pub workload: &'static str,
+    /// The target's name.
+    pub target: String,
+    /// `legacy` or `modern`.
+    pub era: &'static str,
+    /// Median requests per second.
+    pub per_sec: f64,
+    /// Median over runs of Janus's rate over this target's rate.
+    pub janus_over_this: f64,
+}
+
+/// The server-surface workloads: a name, the request (method and params members) and the
+/// start of the `"text"` every answer must hold.
+fn surface_workloads() -> Vec<(&'static str, &'static str, String, Vec<u8>)> {
+    let mut text = bytes::BytesMut::new();
+    janus_codec::encode::write_str(&mut text, &janus_server_core::demo::text_64k());
+    vec![
+        (
+            "resources/read 64 KiB",
+            "resources/read",
+            format!(r#""uri":"{}""#, janus_server_core::demo::TEXT_64K_URI),
+            text.to_vec(),
+        ),
+        (
+            "prompts/get",
+            "prompts/get",
+            r#""name":"greet","arguments":{"name":"Ann"}"#.to_owned(),
+            br#""Write a short, friendly greeting for Ann.""#.to_vec(),
+        ),
+    ]
+}
+
 /// The whole end-to-end report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -152,6 +188,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The mixed-era run, when the plan has one.
     pub mixed: Option<Mixed>,
+    /// The server-surface workloads, per target that serves them and era.
+    pub surface: Vec<SurfaceRow>,
     /// The streamable HTTP comparison, when it was run.
     pub http: Option<crate::http_bench::HttpReport>,
 }
@@ -224,6 +262,7 @@ pub fn run(
         done: 0,
         total: plan.runs.max(1)
             * (eras.len() * targets.len() * (plan.payloads.len() + 1)
+                + eras.len() * 2 * targets.iter().filter(|t| t.surface).count()
                 + usize::from(mixed_server.is_some() && plan.mixed_connections > 0)),
         shown: std::io::IsTerminal::is_terminal(&io::stderr()),
     };
@@ -268,6 +307,46 @@ pub fn run(
                 if let Some(res) = r.resources {
                     s.rss.push(res.peak_rss_kib as f64 / 1024.0);
                 }
+            }
+        }
+    }
+    // The server surface: the targets that serve it, on the same requests.
+    let workloads = surface_workloads();
+    let serving: Vec<&Target> = targets.iter().filter(|t| t.surface).collect();
+    let mut surface_rates =
+        vec![vec![vec![Vec::new(); serving.len()]; workloads.len()]; eras.len()];
+    for _ in 0..plan.runs.max(1) {
+        for (e, &era) in eras.iter().enumerate() {
+            for (w, (name, method, members, want)) in workloads.iter().enumerate() {
+                for (t, target) in serving.iter().enumerate() {
+                    progress.step(&format!("{} {} {name}", target.name, era.name()));
+                    let r = load::pipelined_template(
+                        target,
+                        era,
+                        plan.budget(plan.pipelined),
+                        plan.window,
+                        load::RequestTemplate::call(era, method, members),
+                        Some(want.clone()),
+                    )?;
+                    surface_rates[e][w][t].push(r.per_sec());
+                }
+            }
+        }
+    }
+    let mut surface = Vec::new();
+    for (e, &era) in eras.iter().enumerate() {
+        for (w, (name, ..)) in workloads.iter().enumerate() {
+            for (t, target) in serving.iter().enumerate() {
+                let rates = &surface_rates[e][w];
+                surface.push(SurfaceRow {
+                    workload: name,
+                    target: target.name.clone(),
+                    era: era.name(),
+                    per_sec: median(rates[t].clone()),
+                    janus_over_this: median(
+                        rates[0].iter().zip(&rates[t]).map(|(j, x)| j / x).collect(),
+                    ),
+                });
             }
         }
     }
@@ -333,6 +412,7 @@ pub fn run(
         absent,
         rows,
         mixed,
+        surface,
         http: None,
     })
 }
@@ -418,6 +498,41 @@ impl fmt::Display for Report {
                 m.connections,
                 rate(m.per_sec)
             )?;
+        }
+        if !self.surface.is_empty() {
+            writeln!(f)?;
+            writeln!(
+                f,
+                "Server surface over stdio, pipelined ({} in flight), the same content on every \
+                 server: resources/read of a 64 KiB text resource, prompts/get of a one-message \
+                 prompt. (Nx) = Janus's rate over this server's.",
+                p.window
+            )?;
+            writeln!(f)?;
+            writeln!(f, "| workload | server | era | req/s |")?;
+            writeln!(f, "|---|---|---|---:|")?;
+            for r in &self.surface {
+                if r.target == self.surface[0].target {
+                    writeln!(
+                        f,
+                        "| {} | {} | {} | {} |",
+                        r.workload,
+                        r.target,
+                        r.era,
+                        rate(r.per_sec)
+                    )?;
+                } else {
+                    writeln!(
+                        f,
+                        "| {} | {} | {} | {} ({:.2}x) |",
+                        r.workload,
+                        r.target,
+                        r.era,
+                        rate(r.per_sec),
+                        r.janus_over_this
+                    )?;
+                }
+            }
         }
         if let Some(h) = &self.http {
             writeln!(f)?;

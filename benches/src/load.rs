@@ -45,6 +45,8 @@ pub struct Target {
     pub echoes: bool,
     /// A slow peer: measured on the smallest payload only, to keep the run short.
     pub light: bool,
+    /// It serves the demo's resource and prompt too (the server-surface workloads).
+    pub surface: bool,
 }
 
 /// One `tools/call` of `echo` with id `id`, encoded for `era`, with its newline.
@@ -76,6 +78,23 @@ impl RequestTemplate {
             ),
         };
         let mut suffix = suffix.into_bytes();
+        suffix.push(b'\n');
+        Self {
+            prefix: br#"{"jsonrpc":"2.0","id":"#,
+            suffix,
+        }
+    }
+
+    /// The template of `era`'s request of `method` whose params hold `members` (JSON object
+    /// members, without braces; the modern envelope is added in that era).
+    #[must_use]
+    pub fn call(era: Era, method: &str, members: &str) -> Self {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"janus-bench","version":"1.0.0"}}"#;
+        let params = match era {
+            Era::Legacy => format!("{{{members}}}"),
+            Era::Modern => format!("{{{members},{meta}}}"),
+        };
+        let mut suffix = format!(r#","method":"{method}","params":{params}}}"#).into_bytes();
         suffix.push(b'\n');
         Self {
             prefix: br#"{"jsonrpc":"2.0","id":"#,
@@ -309,6 +328,31 @@ pub fn pipelined(
     window: usize,
     text: &str,
 ) -> io::Result<Run> {
+    let want = target.echoes.then(|| format!(r#""{text}""#).into_bytes());
+    pipelined_template(
+        target,
+        era,
+        budget,
+        window,
+        RequestTemplate::new(era, text),
+        want,
+    )
+}
+
+/// [`pipelined`] with any request: each answer must hold a `"text":` member that starts
+/// with `want` (JSON text, quotes included), when given.
+///
+/// # Errors
+///
+/// As [`pipelined`].
+pub fn pipelined_template(
+    target: &Target,
+    era: Era,
+    budget: Budget,
+    window: usize,
+    template: RequestTemplate,
+    want: Option<Vec<u8>>,
+) -> io::Result<Run> {
     let mut s = Session::start(target, era)?;
     let stdin = s.stdin.take().expect("stdin open");
     let mut resources = None;
@@ -317,11 +361,10 @@ pub fn pipelined(
         stdin,
         &mut s.stdout,
         &target.name,
-        era,
         budget,
         window,
-        text,
-        target.echoes,
+        template,
+        want,
         || resources = resources_at(pid),
     )?;
     let status = s.finish()?;
@@ -343,15 +386,13 @@ fn drive<W: Write + Send + 'static, R: BufRead>(
     mut writer: W,
     reader: &mut R,
     name: &str,
-    era: Era,
     budget: Budget,
     window: usize,
-    text: &str,
-    echoes: bool,
+    template: RequestTemplate,
+    want: Option<Vec<u8>>,
     mut at_end: impl FnMut(),
 ) -> io::Result<(u64, Duration)> {
     const STOPPED: usize = 1 << (usize::BITS - 1);
-    let template = RequestTemplate::new(era, text);
     let answered = Arc::new(AtomicUsize::new(0));
     // Requests sent, with the STOPPED bit set once the writer has stopped.
     let sent = Arc::new(AtomicUsize::new(0));
@@ -398,8 +439,7 @@ fn drive<W: Write + Send + 'static, R: BufRead>(
         result
     });
     let writer_thread = writer.thread().clone();
-    let want = format!(r#""{text}""#);
-    let check_text = echoes.then_some(want.as_bytes());
+    let check_text = want.as_deref();
     let mut seen = Seen(Vec::new());
     let mut line = Vec::with_capacity(1024);
     let mut got = 0u64;
@@ -498,11 +538,10 @@ pub fn mixed_tcp(
                 writer,
                 &mut reader,
                 &name,
-                era,
                 budget,
                 window,
-                &text,
-                echoes,
+                RequestTemplate::new(era, &text),
+                echoes.then(|| format!(r#""{text}""#).into_bytes()),
                 || {},
             )
         }));

@@ -1,5 +1,6 @@
 //! The rmcp peer: the official Rust SDK (rmcp 3.11) serving the same demo tools as Janus
-//! (`echo`, `add`, `fail`), so the benchmark compares servers on the same work.
+//! (`echo`, `add`, `fail`), the same resource (`demo://text-64k`) and the same prompt
+//! (`greet`), so the benchmark compares servers on the same work.
 //!
 //! `janus rmcp-peer` runs it on rmcp's `stdio()` transport (tokio's blocking-pool stdio);
 //! `janus rmcp-peer --pipes` on rmcp's `stdio_pipes()` (non-blocking pipes), which takes the
@@ -7,7 +8,10 @@
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -49,9 +53,82 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// The demo's 64 KiB text, made once.
+fn text_64k() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(janus_server_core::demo::text_64k)
+}
+
 impl ServerHandler for Demo {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let r = Resource::new(janus_server_core::demo::TEXT_64K_URI, "text-64k");
+        Ok(ListResourcesResult::with_all_items(vec![r]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != janus_server_core::demo::TEXT_64K_URI {
+            return Err(ErrorData::resource_not_found(
+                "Resource not found",
+                Some(json!({ "uri": request.uri })),
+            ));
+        }
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text_64k(), request.uri)]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut name = PromptArgument::new("name");
+        name.required = Some(true);
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "greet",
+            Some("Asks for a greeting"),
+            Some(vec![name]),
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != "greet" {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown prompt: {}", request.name),
+                None,
+            ));
+        }
+        let name = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Write a short, friendly greeting for {name}."),
+        )])
+        .into())
     }
 
     async fn list_tools(

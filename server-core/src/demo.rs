@@ -1,4 +1,5 @@
-//! The demo tools that `janus serve` ships: `echo`, `add`, `fail` and `sleep`.
+//! The demo server that `janus serve` ships: the tools `echo`, `add`, `fail` and `sleep`, the
+//! resource `demo://text-64k` (64 KiB of text that never changes) and the prompt `greet`.
 
 use crate::ctx::Ctx;
 use crate::json::{Json, RpcError};
@@ -102,6 +103,29 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![echo, add, fail, sleep]
 }
 
+/// The URI of the demo's 64 KiB text resource.
+pub const TEXT_64K_URI: &str = "demo://text-64k";
+
+/// The demo's 64 KiB text: printable ASCII lines, the same on every build.
+#[must_use]
+pub fn text_64k() -> String {
+    let line = "The quick brown fox jumps over the lazy dog; 0123456789 ABCDEFGHIJ\n";
+    line.repeat(64 * 1024 / line.len() + 1)[..64 * 1024].to_owned()
+}
+
+/// `greet {name}`: one user message asking for a greeting of `name`.
+fn greet(
+    _: &Ctx<'_>,
+    args: crate::prompts::PromptArgs<'_>,
+    out: &mut crate::prompts::PromptMessages,
+) -> Result<(), RpcError> {
+    let name = args.get("name").unwrap_or_default();
+    out.user(crate::content::Content::text(format!(
+        "Write a short, friendly greeting for {name}."
+    )));
+    Ok(())
+}
+
 /// The demo server: `echo`, `add`, `fail`, and with the `tokio` feature `sleep`.
 #[must_use]
 pub fn server() -> Arc<Server> {
@@ -116,7 +140,21 @@ pub fn builder() -> ServerBuilder {
         .title("Janus demo server")
         .tool(specs.next().expect("echo spec"), echo)
         .tool(specs.next().expect("add spec"), add)
-        .tool(specs.next().expect("fail spec"), fail);
+        .tool(specs.next().expect("fail spec"), fail)
+        .static_resource(
+            crate::resources::ResourceSpec::new(TEXT_64K_URI, "text-64k")
+                .mime_type("text/plain")
+                .description("64 KiB of text that never changes"),
+            crate::resources::StaticResource::text(&text_64k(), None),
+        )
+        .prompt(
+            crate::prompts::PromptSpec::new("greet", "Asks for a greeting").argument(
+                "name",
+                "whom to greet",
+                true,
+            ),
+            greet,
+        );
     #[cfg(feature = "tokio")]
     {
         b = b.async_tool(specs.next().expect("sleep spec"), sleep);

@@ -326,6 +326,74 @@ pub trait ReadResource: Send + Sync + 'static {
     ///
     /// The JSON-RPC error the request gets instead.
     fn read(&self, ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError>;
+
+    /// The content, when it never changes ([`StaticResource`]): served straight from it,
+    /// with no call and no copy.
+    #[doc(hidden)]
+    fn fixed(&self) -> Option<&StaticResource> {
+        None
+    }
+}
+
+/// A resource whose content never changes, kept encoded: a read of it writes its bytes
+/// into the answer with no allocation ([`crate::server::ServerBuilder::static_resource`]).
+#[derive(Debug, Clone)]
+pub struct StaticResource {
+    /// `"text"` or `"blob"`.
+    key: &'static str,
+    /// The content as a JSON string literal (escaped text, or base64 in quotes).
+    pub(crate) encoded: String,
+    /// The content as given (text, or base64), for the general path.
+    value: String,
+    pub(crate) mime_type: Option<String>,
+}
+
+impl StaticResource {
+    /// Text content.
+    #[must_use]
+    pub fn text(text: &str, mime_type: Option<&str>) -> Self {
+        Self::new("text", text.to_owned(), mime_type)
+    }
+
+    /// Binary content (served base64-encoded as `blob`).
+    #[must_use]
+    pub fn blob(bytes: &[u8], mime_type: Option<&str>) -> Self {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Self::new("blob", b64, mime_type)
+    }
+
+    fn new(key: &'static str, value: String, mime_type: Option<&str>) -> Self {
+        let mut e = bytes::BytesMut::with_capacity(value.len() + 2);
+        janus_codec::encode::write_str(&mut e, &value);
+        Self {
+            key,
+            encoded: String::from_utf8_lossy(&e).into_owned(),
+            value,
+            mime_type: mime_type.map(str::to_owned),
+        }
+    }
+
+    /// `"text"` or `"blob"`: the member the content is written under.
+    pub(crate) const fn key(&self) -> &'static str {
+        self.key
+    }
+}
+
+impl ReadResource for StaticResource {
+    fn read(&self, _: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+        let body = if self.key == "text" {
+            ResourceBody::Text(self.value.clone())
+        } else {
+            ResourceBody::Blob(self.value.clone())
+        };
+        out.items
+            .push((uri.to_owned(), self.mime_type.clone(), body));
+        Ok(())
+    }
+
+    fn fixed(&self) -> Option<&StaticResource> {
+        Some(self)
+    }
 }
 
 impl<F> ReadResource for F

@@ -3,7 +3,7 @@
 
 use crate::complete::Complete;
 use crate::prompts::{Prompt, PromptSpec};
-use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, TemplateSpec};
+use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, StaticResource, TemplateSpec};
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::wire::{self, Shape};
 use arc_swap::ArcSwap;
@@ -292,6 +292,21 @@ impl ServerBuilder {
         self.surface.resources.retain(|(s, _)| s.uri != spec.uri);
         self.surface.resources.push((spec, Arc::new(handler)));
         self
+    }
+
+    /// Adds a resource whose content never changes: reads are answered from the encoded
+    /// content, with no call and no allocation. The spec's `mimeType` is used when the
+    /// content gives none.
+    #[must_use]
+    pub fn static_resource(self, spec: ResourceSpec, content: StaticResource) -> Self {
+        let content = if content.mime_type.is_none() {
+            let mut c = content;
+            c.mime_type.clone_from(&spec.mime_type);
+            c
+        } else {
+            content
+        };
+        self.resource(spec, content)
     }
 
     /// Adds a resource template; a URI that no direct resource names is read by the first

@@ -115,6 +115,44 @@ fn legacy_client(version: &str) -> Client {
 }
 
 #[test]
+fn a_static_resource_is_served_from_its_encoded_content_in_both_eras() {
+    let mut c = Client::new();
+    c.initialize("2025-06-18");
+    let r = c.answer(&legacy(1, "resources/read", r#"{"uri":"demo://text-64k"}"#));
+    let item = &r["result"]["contents"][0];
+    assert_eq!(item["uri"], "demo://text-64k");
+    assert_eq!(item["mimeType"], "text/plain");
+    assert_eq!(
+        item["text"].as_str().unwrap(),
+        janus_server_core::demo::text_64k()
+    );
+    assert!(r["result"].get("resultType").is_none());
+    let mut m = Client::new();
+    let r = m.answer(&modern(
+        1,
+        "resources/read",
+        r#""uri":"demo:\/\/text-64k","#,
+    ));
+    assert_eq!(
+        r["result"]["contents"][0]["text"].as_str().unwrap().len(),
+        64 * 1024
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["result"]["cacheScope"], "public");
+    let r = m.answer(&modern(
+        2,
+        "prompts/get",
+        r#""name":"greet","arguments":{"name":"Ann"},"#,
+    ));
+    assert!(
+        r["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Ann")
+    );
+}
+
+#[test]
 fn capabilities_name_what_the_server_serves() {
     let mut c = Client::with(server(100));
     let caps = c.initialize("2025-06-18")["result"]["capabilities"].clone();
@@ -133,8 +171,15 @@ fn capabilities_name_what_the_server_serves() {
         json!({"subscribe": true, "listChanged": true})
     );
     assert!(caps["prompts"].is_object() && caps["completions"].is_object());
-    // The demo server has no prompts or resources: it does not announce them.
-    let caps = Client::new().initialize("2025-11-25")["result"]["capabilities"].clone();
+    // A server with tools only does not announce prompts or resources.
+    let tools_only = Server::builder("tools", "1")
+        .tool(
+            ToolSpec::new("logs", "logs", r#"{"type":"object"}"#).unwrap(),
+            |_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>| Ok(()),
+        )
+        .build()
+        .unwrap();
+    let caps = Client::with(tools_only).initialize("2025-11-25")["result"]["capabilities"].clone();
     assert!(
         caps.get("prompts").is_none() && caps.get("resources").is_none(),
         "{caps}"

@@ -349,9 +349,14 @@ impl Connection {
         slot: crate::jobs::Slot,
     ) {
         let replay = self.replay.take();
-        let Some(uri) = required_string(msg, "uri", "resources/read", out, id) else {
+        // NB. Borrowed from the frame unless it has escapes: a read allocates nothing.
+        let Some(uri) = msg.param("uri").and_then(RawJson::as_string) else {
+            invalid(out, id, "Invalid params: resources/read needs a string uri");
             return;
         };
+        if replay.is_none() && self.read_fixed(id, msg, shape, &uri, out) {
+            return;
+        }
         let Some(inputs) = self.surface_inputs(id, msg, shape, out, replay) else {
             return;
         };
@@ -405,6 +410,53 @@ impl Connection {
         }
         wire::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
+    }
+
+    /// A resource whose content never changes, answered straight from it; false when `uri`
+    /// is not one (or the request carries input answers, which a handler must see).
+    fn read_fixed(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        uri: &str,
+        out: &mut BytesMut,
+    ) -> bool {
+        let cat = self.server.catalog();
+        let Some(fixed) = cat
+            .surface
+            .resources
+            .iter()
+            .find(|(r, _)| r.uri == uri)
+            .and_then(|(_, h)| h.fixed())
+        else {
+            return false;
+        };
+        if shape.modern()
+            && msg
+                .params()
+                .is_some_and(|p| p.get_many(["inputResponses", "requestState"]) != [None, None])
+        {
+            return false;
+        }
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"contents":[{"uri":"#);
+        encode::write_str(out, uri);
+        if let Some(m) = &fixed.mime_type {
+            out.extend_from_slice(br#","mimeType":"#);
+            encode::write_str(out, m);
+        }
+        out.extend_from_slice(br#",""#);
+        out.extend_from_slice(fixed.key().as_bytes());
+        out.extend_from_slice(br#"":"#);
+        out.extend_from_slice(fixed.encoded.as_bytes());
+        out.extend_from_slice(b"}]");
+        if shape.modern() {
+            wire::write_cache_hints(out, &self.server);
+        }
+        wire::end_result(out, &self.server, shape, ResultType::Complete);
+        encode::end_message(out);
+        true
     }
 
     fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {

@@ -1,0 +1,36 @@
+//! The inline paths allocate nothing per request: a 16 B echo and a `resources/read` of a
+//! static resource, in both eras, counted by the global allocator over thousands of requests
+//! through `FrameCodec` and `Connection` (as `janus bench` reports them).
+
+use janus_bench::{allocs, load::Era};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+use std::alloc::System;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[test]
+fn echo_and_a_static_read_allocate_nothing_per_request() {
+    let count = || GLOBAL.stats().allocations;
+    for era in [Era::Legacy, Era::Modern] {
+        assert_eq!(
+            allocs::per_request(era, &count),
+            0.0,
+            "echo, {}",
+            era.name()
+        );
+        assert_eq!(
+            allocs::per_static_read(era, &count),
+            0.0,
+            "resources/read, {}",
+            era.name()
+        );
+        // The count sees what a request does allocate: a prompt's messages are built anew.
+        let prompt = janus_bench::load::RequestTemplate::call(
+            era,
+            "prompts/get",
+            r#""name":"greet","arguments":{"name":"Ann"}"#,
+        );
+        assert!(allocs::per_request_of(era, &prompt, &count) >= 1.0);
+    }
+}
