@@ -141,6 +141,8 @@ fn server_discover_has_its_shape() {
             "supportedVersions": ["2026-07-28"],
             "capabilities": {
                 "tools": {"listChanged": true},
+                "prompts": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
                 "logging": {},
                 "extensions": {"io.modelcontextprotocol/tasks": {}}
             },
