@@ -4,9 +4,12 @@
 #   bash tests/interop/run.sh [v2] [v1]      (no argument: both lanes)
 #
 #   v2: mcp==2.3.0, its `Client` in the modes auto (server/discover probe), 2026-07-28 (pinned)
-#       and legacy (initialize handshake).
+#       and legacy (initialize handshake); then the server surface of `--tools conformance`
+#       (resources, prompts, completion, progress, elicitation and sampling callbacks) in the
+#       three modes (surface_v2.py).
 #   v1: mcp==1.30.0 (the latest 1.x), the initialize handshake; then its experimental tasks
-#       client against Janus's 2025-11-25 tasks (tasks_v1.py).
+#       client against Janus's 2025-11-25 tasks (tasks_v1.py), and the server surface as for
+#       v2 on a handshake session (surface_v1.py).
 #   http: over streamable HTTP (`janus serve --http`): mcp==2.3.0 in the modes 2026-07-28, auto
 #         and legacy, and mcp==1.30.0's streamablehttp_client (a legacy session).
 #
@@ -79,7 +82,10 @@ lanes=("$@")
 failed=0
 for l in "${lanes[@]}"; do
   case $l in
-    v2) lane py-v2 "$MCP_V2" client_v2.py || failed=1 ;;
+    v2)
+      lane py-v2 "$MCP_V2" client_v2.py || failed=1
+      lane py-v2 "$MCP_V2" surface_v2.py || failed=1
+      ;;
     http)
       lane py-v2 "$MCP_V2" http_v2.py || failed=1
       lane py-v1 "$MCP_V1" http_v1.py || failed=1
@@ -87,6 +93,7 @@ for l in "${lanes[@]}"; do
     v1)
       lane py-v1 "$MCP_V1" client_v1.py || failed=1
       lane py-v1 "$MCP_V1" tasks_v1.py || failed=1
+      lane py-v1 "$MCP_V1" surface_v1.py || failed=1
       ;;
     *) fail "unknown lane $l (v2, v1 or http)" ;;
   esac

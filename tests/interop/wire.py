@@ -58,9 +58,10 @@ def wire_dir():
     return d
 
 
-def tapped_command(log_path):
-    """(command, args) that start `janus serve` behind the wire recorder."""
-    return sys.executable, [str(HERE / "tap.py"), str(log_path), "--", janus_bin(), "serve"]
+def tapped_command(log_path, *extra):
+    """(command, args) that start `janus serve` (with `extra` arguments) behind the wire
+    recorder."""
+    return sys.executable, [str(HERE / "tap.py"), str(log_path), "--", janus_bin(), "serve", *extra]
 
 
 class Wire:
