@@ -74,7 +74,8 @@ lane() {
     grep -iE '^(mcp|mcp[-_]types|pydantic|pydantic[-_]core|anyio)==' | tr '\n' ' ' || true)
   echo "interop: $name: $("$dir/bin/python" --version), ${resolved}server $JANUS_BIN"
   # -B: no __pycache__ in the source tree.
-  timeout "$LANE_TIMEOUT" "$dir/bin/python" -B "tests/interop/$script"
+  # shellcheck disable=SC2086 # the script may carry its arguments
+  timeout "$LANE_TIMEOUT" "$dir/bin/python" -B tests/interop/$script
 }
 
 lanes=("$@")
@@ -88,6 +89,7 @@ for l in "${lanes[@]}"; do
       ;;
     http)
       lane py-v2 "$MCP_V2" http_v2.py || failed=1
+      lane py-v2 "$MCP_V2" "surface_v2.py --http" || failed=1
       lane py-v1 "$MCP_V1" http_v1.py || failed=1
       ;;
     v1)

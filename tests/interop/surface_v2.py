@@ -1,4 +1,6 @@
-"""python-sdk v2 (`mcp` 2.x) against the server surface of `janus serve --tools conformance`.
+"""python-sdk v2 (`mcp` 2.x) against the server surface of `janus serve --tools conformance`,
+over stdio, or with `--http` over streamable HTTP (`janus serve --http`, started here on a free
+loopback port and stopped with SIGTERM, which must drain and exit 0).
 
 In each mode of `mcp.Client` (auto, pinned to 2026-07-28, legacy): resources (list, read text
 and binary, a template), prompts (list, get with arguments), completion, a progress callback,
@@ -48,10 +50,14 @@ def text_of(result):
     return block.text
 
 
-async def exercise(mode, log_path):
-    command, args = wire.tapped_command(log_path, "--tools", "conformance")
+async def exercise(mode, log_path, url=None):
+    if url is None:
+        command, args = wire.tapped_command(log_path, "--tools", "conformance")
+        server = StdioServerParameters(command=command, args=args)
+    else:
+        server = url
     client = Client(
-        StdioServerParameters(command=command, args=args),
+        server,
         mode=mode,
         client_info=Implementation(name="janus-interop-py-v2-surface", version="1.0.0"),
         read_timeout_seconds=wire.MODE_TIMEOUT,
@@ -107,28 +113,40 @@ async def exercise(mode, log_path):
 
 
 def main():
-    lane = f"python-sdk-v2-surface mcp=={version('mcp')}"
+    http = "--http" in sys.argv[1:]
+    lane = f"python-sdk-v2-surface{'-http' if http else ''} mcp=={version('mcp')}"
     report = wire.Report(lane)
-    for mode, want in MODES.items():
-        log_path = wire.wire_dir() / f"py-v2-surface-{mode}.log"
-        try:
-            negotiated = anyio.run(exercise, mode, log_path)
-            wire.check(negotiated == want, f"negotiated {negotiated}, want {want}")
-            w = wire.Wire(log_path)
-            methods = {m.get("method") for m in w.server if "method" in m and "id" in m}
-            if want == wire.MODERN:
-                wire.check(not methods, f"server requests in 2026-07-28: {methods}")
-                note = "input as MRTR rounds"
-            else:
-                wire.check(
-                    {"elicitation/create", "sampling/createMessage"} <= methods,
-                    f"server requests {methods}",
-                )
-                note = "input as server requests"
-            report.ok(mode, negotiated, note)
-        except Exception as e:  # noqa: BLE001 - each mode reports its own failure
-            traceback.print_exc(file=sys.stderr)
-            report.fail(mode, e)
+    proc, url = wire.start_http("--tools", "conformance") if http else (None, None)
+    try:
+        for mode, want in MODES.items():
+            log_path = wire.wire_dir() / f"py-v2-surface-{mode}.log"
+            try:
+                negotiated = anyio.run(exercise, mode, log_path, url)
+                wire.check(negotiated == want, f"negotiated {negotiated}, want {want}")
+                if http:
+                    report.ok(mode, negotiated, "over streamable HTTP")
+                    continue
+                w = wire.Wire(log_path)
+                methods = {m.get("method") for m in w.server if "method" in m and "id" in m}
+                if want == wire.MODERN:
+                    wire.check(not methods, f"server requests in 2026-07-28: {methods}")
+                    note = "input as MRTR rounds"
+                else:
+                    wire.check(
+                        {"elicitation/create", "sampling/createMessage"} <= methods,
+                        f"server requests {methods}",
+                    )
+                    note = "input as server requests"
+                report.ok(mode, negotiated, note)
+            except Exception as e:  # noqa: BLE001 - each mode reports its own failure
+                traceback.print_exc(file=sys.stderr)
+                report.fail(mode, e)
+    finally:
+        if proc is not None:
+            err = wire.stop_http(proc)
+            if err:
+                print(err, flush=True)
+                report.failed += 1
     return report.finish()
 
 
