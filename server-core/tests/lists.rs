@@ -246,3 +246,14 @@ async fn a_listen_filter_of_the_wrong_shape_is_32602_and_unknown_kinds_are_not_h
         -32601
     );
 }
+
+#[test]
+fn connections_that_come_and_go_leave_no_watchers_behind() {
+    let server = server();
+    for _ in 0..10_000 {
+        let mut c = Client::with(Arc::clone(&server));
+        c.initialize("2025-11-25");
+    }
+    // Dead ones are dropped as registrations go on, with no list change at all.
+    assert!(server.watchers() <= 2 * 64, "{} watchers", server.watchers());
+}

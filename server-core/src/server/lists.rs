@@ -36,10 +36,21 @@ pub(crate) trait Watch: Send + Sync {
 pub(crate) struct Lists {
     /// One change at a time.
     writer: Mutex<()>,
-    watchers: Mutex<Vec<Weak<dyn Watch>>>,
+    watchers: Mutex<Watchers>,
     /// Raised when the server ends its subscriptions (a shutdown).
     pub(crate) closing: CancelSignal,
 }
+
+/// The watchers, and the length at which the dead ones are dropped next (so a server that
+/// never changes its lists, with connections coming and going, keeps no garbage).
+#[derive(Default)]
+struct Watchers {
+    all: Vec<Weak<dyn Watch>>,
+    prune_at: usize,
+}
+
+/// Watchers registered before the first pruning.
+const PRUNE_FIRST: usize = 64;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -150,7 +161,20 @@ impl Server {
 
     /// Registers a watcher while it lives.
     pub(crate) fn watch(&self, w: &Arc<dyn Watch>) {
-        lock(&self.lists.watchers).push(Arc::downgrade(w));
+        let mut ws = lock(&self.lists.watchers);
+        ws.all.push(Arc::downgrade(w));
+        if ws.all.len() >= ws.prune_at.max(PRUNE_FIRST) {
+            ws.all.retain(|w| w.strong_count() > 0);
+            // Amortised: the next pruning waits for as many registrations as are live now.
+            ws.prune_at = 2 * ws.all.len();
+        }
+    }
+
+    /// How many watchers are registered, dead ones not yet dropped included (for tests).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn watchers(&self) -> usize {
+        lock(&self.lists.watchers).all.len()
     }
 
     /// Applies `f` to a copy of the lists; swaps the copy in and tells the watchers when it
@@ -177,8 +201,8 @@ impl Server {
     fn tell(&self, what: Change<'_>) {
         let live: Vec<Arc<dyn Watch>> = {
             let mut w = lock(&self.lists.watchers);
-            w.retain(|w| w.strong_count() > 0);
-            w.iter().filter_map(Weak::upgrade).collect()
+            w.all.retain(|w| w.strong_count() > 0);
+            w.all.iter().filter_map(Weak::upgrade).collect()
         };
         for w in live {
             w.changed(what);
