@@ -525,12 +525,54 @@ impl Connection {
             },
         };
         let cat = self.server.catalog();
+        if self.server.visible.is_some() {
+            self.tools_list_for(id, msg, shape, &cat, cursor.as_deref(), out);
+            return;
+        }
         let Some(page) = cat.page(shape, cursor.as_deref()) else {
             encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
             return;
         };
         encode::begin_result(out, id);
         cat.write_tools_page(out, &self.server, shape, page);
+        encode::end_message(out);
+    }
+
+    /// `tools/list` of a server whose lists depend on the caller: the tools it sees, paged,
+    /// encoded for this request.
+    fn tools_list_for(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        cat: &crate::server::Catalog,
+        cursor: Option<&str>,
+        out: &mut BytesMut,
+    ) {
+        let info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        let seen: Vec<&crate::tools::ToolSpec> = cat
+            .tools
+            .iter()
+            .map(|e| &e.spec)
+            .filter(|s| self.server.shows(&ctx, crate::server::Listed::Tool(s)))
+            .collect();
+        let Some((start, end, next)) =
+            crate::server::page_bounds(seen.len(), self.server.page_size(), cursor)
+        else {
+            encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
+            return;
+        };
+        let mut tools = BytesMut::new();
+        for (i, spec) in seen[start..end].iter().enumerate() {
+            if i > 0 {
+                tools.extend_from_slice(b",");
+            }
+            wire::write_tool(&mut tools, spec, shape);
+        }
+        encode::begin_result(out, id);
+        let tools = std::str::from_utf8(&tools).unwrap_or("");
+        wire::write_tools_page(out, &self.server, shape, tools, next.as_deref());
         encode::end_message(out);
     }
 }
@@ -613,6 +655,16 @@ impl Connection {
         };
         let mut info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
+        if server.visible.is_some()
+            && !server.shows(
+                &Ctx::inline(info, &self.notes),
+                crate::server::Listed::Tool(spec),
+            )
+        {
+            let message = format!("Unknown tool: {name}");
+            encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
+            return;
+        }
         match handler {
             Handler::Inline(tool) if task.is_none() => {
                 let mark = out.len();

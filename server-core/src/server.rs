@@ -44,6 +44,23 @@ impl Entry {
     }
 }
 
+/// An item of a list, as a [`ServerBuilder::visibility`] rule sees it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Listed<'a> {
+    /// A tool.
+    Tool(&'a ToolSpec),
+    /// A prompt.
+    Prompt(&'a PromptSpec),
+    /// A direct resource.
+    Resource(&'a ResourceSpec),
+    /// A resource template.
+    Template(&'a TemplateSpec),
+}
+
+/// A rule that says whether the caller of a request sees an item.
+pub type Visibility = dyn Fn(&crate::Ctx<'_>, Listed<'_>) -> bool + Send + Sync;
+
 /// What a completion is registered for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CompletionRef {
@@ -122,6 +139,8 @@ pub struct Server {
     catalog: ArcSwap<Catalog>,
     pub(crate) input: InputConfig,
     pub(crate) lists: lists::Lists,
+    /// Who sees what, when the lists depend on the caller.
+    pub(crate) visible: Option<Box<Visibility>>,
 }
 
 /// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
@@ -273,6 +292,7 @@ pub struct ServerBuilder {
     error: Option<SpecError>,
     surface: Surface,
     input: InputConfig,
+    visible: Option<Box<Visibility>>,
 }
 
 impl ServerBuilder {
@@ -460,6 +480,21 @@ impl ServerBuilder {
         self
     }
 
+    /// Makes the lists depend on who asks: `rule` says whether the request's caller (its
+    /// [`crate::Ctx::principal`], its capabilities...) sees a tool, prompt, resource or
+    /// template. Items it does not see are left out of the lists and are unknown to it
+    /// (`tools/call`, `prompts/get`, `resources/read`, `completion/complete`), and every list
+    /// and read is answered `cacheScope: "private"`. The rule must not depend on the
+    /// connection: 2026-07-28 lists never do.
+    #[must_use]
+    pub fn visibility(
+        mut self,
+        rule: impl Fn(&crate::Ctx<'_>, Listed<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.visible = Some(Box::new(rule));
+        self
+    }
+
     /// Sets the key that seals modern `requestState` (HMAC-SHA256). Replicas behind one
     /// balancer must share it; by default it is random per process.
     #[must_use]
@@ -513,6 +548,7 @@ impl ServerBuilder {
             catalog: ArcSwap::from_pointee(catalog),
             input: self.input,
             lists: lists::Lists::default(),
+            visible: self.visible,
         }))
     }
 }
@@ -546,6 +582,7 @@ impl Server {
             error: None,
             surface: Surface::default(),
             input: InputConfig::default(),
+            visible: None,
         }
     }
 
@@ -563,6 +600,11 @@ impl Server {
     /// Swaps in a new catalog (the writer holds the lists' lock).
     pub(crate) fn store_catalog(&self, c: Catalog) {
         self.catalog.store(Arc::new(c));
+    }
+
+    /// True when `ctx`'s caller sees `item` (always, without a visibility rule).
+    pub(crate) fn shows(&self, ctx: &crate::Ctx<'_>, item: Listed<'_>) -> bool {
+        self.visible.as_ref().is_none_or(|rule| rule(ctx, item))
     }
 
     /// The arguments of tool `name` that travel in `Mcp-Param-*` headers too.

@@ -105,6 +105,18 @@ pub(crate) fn end_result(out: &mut BytesMut, server: &Server, shape: Shape, kind
 pub(crate) fn write_cache_hints(out: &mut BytesMut, server: &Server) {
     out.extend_from_slice(br#","ttlMs":"#);
     encode::write_i64(out, i64::try_from(server.ttl_ms).unwrap_or(i64::MAX));
+    // NB. Lists that depend on the caller may be cached for that caller only.
+    out.extend_from_slice(if server.visible.is_some() {
+        br#","cacheScope":"private""#
+    } else {
+        br#","cacheScope":"public""#
+    });
+}
+
+/// The hints of `server/discover`, whose answer is the same for every caller.
+pub(crate) fn write_public_cache_hints(out: &mut BytesMut, server: &Server) {
+    out.extend_from_slice(br#","ttlMs":"#);
+    encode::write_i64(out, i64::try_from(server.ttl_ms).unwrap_or(i64::MAX));
     out.extend_from_slice(br#","cacheScope":"public""#);
 }
 
@@ -387,7 +399,7 @@ pub(crate) fn write_discover(out: &mut BytesMut, server: &Server) {
         out.extend_from_slice(br#","instructions":"#);
         encode::write_str(out, i);
     }
-    write_cache_hints(out, server);
+    write_public_cache_hints(out, server);
     end_result(
         out,
         server,

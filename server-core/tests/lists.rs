@@ -255,5 +255,107 @@ fn connections_that_come_and_go_leave_no_watchers_behind() {
         c.initialize("2025-11-25");
     }
     // Dead ones are dropped as registrations go on, with no list change at all.
-    assert!(server.watchers() <= 2 * 64, "{} watchers", server.watchers());
+    assert!(
+        server.watchers() <= 2 * 64,
+        "{} watchers",
+        server.watchers()
+    );
+}
+
+/// Tools, prompts and resources named `admin*` are for callers with the `admin` scope.
+fn by_caller() -> Arc<Server> {
+    use janus_server_core::server::Listed;
+    let admin_only = |ctx: &Ctx<'_>, item: Listed<'_>| {
+        let name = match item {
+            Listed::Tool(t) => t.name.as_str(),
+            Listed::Prompt(p) => p.name(),
+            Listed::Resource(r) => r.uri(),
+            Listed::Template(t) => t.uri_template(),
+            _ => "",
+        };
+        !name.contains("admin") || ctx.principal().is_some_and(|p| p.has_scope("admin"))
+    };
+    Server::builder("by-caller", "1")
+        .tool(spec("hello"), hello)
+        .tool(spec("admin_reset"), hello)
+        .prompt(PromptSpec::new("note", "n"), note)
+        .prompt(PromptSpec::new("admin_note", "n"), note)
+        .resource(ResourceSpec::new("test://doc", "doc"), doc)
+        .resource(ResourceSpec::new("test://admin", "admin"), doc)
+        .complete_prompt_argument(
+            "admin_note",
+            "x",
+            |_: &Ctx<'_>, _: &janus_server_core::complete::CompletionRequest<'_>| {
+                vec!["y".to_owned()]
+            },
+        )
+        .visibility(admin_only)
+        .build()
+        .unwrap()
+}
+
+fn mreq(id: i64, method: &str, members: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{members}"_meta":{ENV}}}}}"#
+    )
+}
+
+#[test]
+fn lists_that_depend_on_the_caller_are_private_and_hide_what_it_may_not_see() {
+    use janus_server_core::ctx::Principal;
+    let mut c = Client::with(by_caller());
+    let tools = c.answer(&mreq(1, "tools/list", ""));
+    assert_eq!(names(&tools, "tools", "name"), ["hello"]);
+    assert_eq!(tools["result"]["cacheScope"], "private");
+    let prompts = c.answer(&mreq(2, "prompts/list", ""));
+    assert_eq!(names(&prompts, "prompts", "name"), ["note"]);
+    assert_eq!(prompts["result"]["cacheScope"], "private");
+    let res = c.answer(&mreq(3, "resources/list", ""));
+    assert_eq!(names(&res, "resources", "uri"), ["test://doc"]);
+    // What it does not see is unknown to it.
+    let r = c.answer(&mreq(
+        4,
+        "tools/call",
+        r#""name":"admin_reset","arguments":{},"#,
+    ));
+    assert_eq!(r["error"]["message"], "Unknown tool: admin_reset");
+    assert_eq!(
+        code(&c.answer(&mreq(5, "prompts/get", r#""name":"admin_note","#))),
+        -32602
+    );
+    let r = c.answer(&mreq(6, "resources/read", r#""uri":"test://admin","#));
+    assert_eq!(r["error"]["data"]["uri"], "test://admin");
+    let r = c.answer(&mreq(
+        7,
+        "completion/complete",
+        r#""ref":{"type":"ref/prompt","name":"admin_note"},"argument":{"name":"x","value":""},"#,
+    ));
+    assert_eq!(code(&r), -32602);
+    // server/discover is the same for everyone.
+    let d = c.answer(&mreq(8, "server/discover", ""));
+    assert_eq!(d["result"]["cacheScope"], "public");
+    // An admin sees it all.
+    c.conn.set_principal(Some(Arc::new(Principal::new(
+        Some("root".into()),
+        None,
+        vec!["admin".into()],
+    ))));
+    let tools = c.answer(&mreq(9, "tools/list", ""));
+    assert_eq!(names(&tools, "tools", "name"), ["hello", "admin_reset"]);
+    let r = c.answer(&mreq(
+        10,
+        "tools/call",
+        r#""name":"admin_reset","arguments":{},"#,
+    ));
+    assert_eq!(r["result"]["content"][0]["text"], "hello");
+    let r = c.answer(&mreq(11, "resources/read", r#""uri":"test://admin","#));
+    assert_eq!(r["result"]["contents"][0]["text"], "doc");
+    assert_eq!(r["result"]["cacheScope"], "private");
+    // A legacy session sees the same rule, with its revision's not-found code.
+    let mut s = Client::with(by_caller());
+    s.initialize("2025-11-25");
+    let r = s.answer(&legacy(1, "resources/read", r#"{"uri":"test://admin"}"#));
+    assert_eq!(code(&r), -32002);
+    let tools = s.answer(&legacy(2, "tools/list", ""));
+    assert_eq!(names(&tools, "tools", "name"), ["hello"]);
 }

@@ -9,7 +9,7 @@ use crate::ctx::{Ctx, LogLevel};
 use crate::json::RpcError;
 use crate::prompts::{PromptArgs, PromptMessages};
 use crate::resources::Contents;
-use crate::server::{CompletionRef, page_bounds};
+use crate::server::{CompletionRef, Listed, page_bounds};
 use crate::wire::{self, ResultType, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
@@ -118,6 +118,35 @@ impl Connection {
         true
     }
 
+    /// With a visibility rule, the indices of the `n` items the caller sees (`item(i)` is the
+    /// i-th); `None` without one (every item is seen).
+    fn shown<'c>(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        n: usize,
+        item: impl Fn(usize) -> Listed<'c>,
+    ) -> Option<Vec<usize>> {
+        self.server.visible.as_ref()?;
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        Some(
+            (0..n)
+                .filter(|&i| self.server.shows(&ctx, item(i)))
+                .collect(),
+        )
+    }
+
+    /// True when the caller of the request sees `item`.
+    fn sees(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, item: Listed<'_>) -> bool {
+        if self.server.visible.is_none() {
+            return true;
+        }
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        self.server.shows(&Ctx::inline(info, &self.notes), item)
+    }
+
     /// The answers a `prompts/get` or `resources/read` is served with; `None` when the
     /// request was answered with the error of its `inputResponses` or `requestState`.
     #[allow(clippy::option_option)]
@@ -159,17 +188,22 @@ impl Connection {
         let server = &self.server;
         let cat = server.catalog();
         let prompts = &cat.surface.prompts;
+        let shown = self.shown(id, msg, shape, prompts.len(), |i| {
+            Listed::Prompt(&prompts[i].0)
+        });
+        let len = shown.as_ref().map_or(prompts.len(), Vec::len);
         let Some((start, end, next)) = cursor(msg)
             .ok()
-            .and_then(|c| page_bounds(prompts.len(), server.page_size(), c.as_deref()))
+            .and_then(|c| page_bounds(len, server.page_size(), c.as_deref()))
         else {
             invalid(out, id, "Invalid cursor");
             return;
         };
         encode::begin_result(out, id);
         out.extend_from_slice(br#"{"prompts":["#);
-        for (i, (spec, _)) in prompts[start..end].iter().enumerate() {
-            if i > 0 {
+        for k in start..end {
+            let spec = &prompts[shown.as_ref().map_or(k, |v| v[k])].0;
+            if k > start {
                 out.put_u8(b',');
             }
             let mut w = JsonWriter::new(out);
@@ -213,7 +247,11 @@ impl Connection {
         };
         let server = &self.server;
         let cat = server.catalog();
-        let Some((spec, handler)) = cat.surface.prompt(&name) else {
+        let Some((spec, handler)) = cat
+            .surface
+            .prompt(&name)
+            .filter(|(p, _)| self.sees(id, msg, shape, Listed::Prompt(p)))
+        else {
             invalid(out, id, &format!("Unknown prompt: {name}"));
             return;
         };
@@ -278,11 +316,19 @@ impl Connection {
         let server = &self.server;
         let cat = server.catalog();
         let s = &cat.surface;
-        let len = if templates {
+        let all = if templates {
             s.templates.len()
         } else {
             s.resources.len()
         };
+        let shown = self.shown(id, msg, shape, all, |i| {
+            if templates {
+                Listed::Template(&s.templates[i].0)
+            } else {
+                Listed::Resource(&s.resources[i].0)
+            }
+        });
+        let len = shown.as_ref().map_or(all, Vec::len);
         let Some((start, end, next)) = cursor(msg)
             .ok()
             .and_then(|c| page_bounds(len, server.page_size(), c.as_deref()))
@@ -296,8 +342,9 @@ impl Connection {
         } else {
             br#"{"resources":["#
         });
-        for i in start..end {
-            if i > start {
+        for k in start..end {
+            let i = shown.as_ref().map_or(k, |v| v[k]);
+            if k > start {
                 out.put_u8(b',');
             }
             let mut w = JsonWriter::new(out);
@@ -368,11 +415,18 @@ impl Connection {
         info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
         let mut contents = Contents::default();
-        let read = if let Some((_, h)) = s.resources.iter().find(|(r, _)| r.uri == uri) {
+        // NB. What the caller does not see is not found.
+        let shows = |item| server.shows(&ctx, item);
+        let read = if let Some((_, h)) = s
+            .resources
+            .iter()
+            .find(|(r, _)| r.uri == uri && shows(Listed::Resource(r)))
+        {
             guarded(|| h.read(&ctx, &uri, &mut contents))
         } else if let Some((vars, h)) = s
             .templates
             .iter()
+            .filter(|(t, _)| shows(Listed::Template(t)))
             .find_map(|(t, h)| t.matches(&uri).map(|v| (v, h)))
         {
             guarded(|| h.read(&ctx, &uri, &vars, &mut contents))
@@ -428,6 +482,7 @@ impl Connection {
             .resources
             .iter()
             .find(|(r, _)| r.uri == uri)
+            .filter(|(r, _)| self.sees(id, msg, shape, Listed::Resource(r)))
             .and_then(|(_, h)| h.fixed())
         else {
             return false;
@@ -494,12 +549,13 @@ impl Connection {
         let server = &self.server;
         let cat = server.catalog();
         let known = match &target {
-            CompletionRef::Prompt(p) => cat.surface.prompt(p).is_some(),
-            CompletionRef::Template(t) => cat
+            CompletionRef::Prompt(p) => cat
                 .surface
-                .templates
-                .iter()
-                .any(|(s, _)| &s.uri_template == t),
+                .prompt(p)
+                .is_some_and(|(p, _)| self.sees(id, msg, shape, Listed::Prompt(p))),
+            CompletionRef::Template(t) => cat.surface.templates.iter().any(|(s, _)| {
+                &s.uri_template == t && self.sees(id, msg, shape, Listed::Template(s))
+            }),
         };
         if !known {
             invalid(
