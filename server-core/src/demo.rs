@@ -119,7 +119,7 @@ fn greet(
     args: crate::prompts::PromptArgs<'_>,
     out: &mut crate::prompts::PromptMessages,
 ) -> Result<(), RpcError> {
-    let name = args.get("name").unwrap_or_default();
+    let name = args.str("name").unwrap_or_default();
     out.user(crate::content::Content::text(format!(
         "Write a short, friendly greeting for {name}."
     )));

@@ -110,6 +110,28 @@ impl<'a> PromptArgs<'a> {
         )
     }
 
+    /// The argument `name` as text, borrowed from the request unless it has escapes (a
+    /// string's value; any other JSON as its text).
+    #[must_use]
+    pub fn str(&self, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+        let v = self.raw?.get(name)?;
+        if v.is_null() {
+            return None;
+        }
+        Some(
+            v.as_string()
+                .unwrap_or(std::borrow::Cow::Borrowed(v.as_str())),
+        )
+    }
+
+    /// True when the argument `name` is there (and not `null`).
+    #[must_use]
+    pub fn has(&self, name: &str) -> bool {
+        self.raw
+            .and_then(|r| r.get(name))
+            .is_some_and(|v| !v.is_null())
+    }
+
     /// The arguments object as sent, if any.
     #[must_use]
     pub const fn raw(&self) -> Option<RawJson<'a>> {

@@ -28,14 +28,14 @@ fn invalid(out: &mut BytesMut, id: Id<'_>, message: &str) {
     encode::write_error(out, Some(id), INVALID_PARAMS, message, None);
 }
 
-/// The string `key` of the params, or an `-32602` naming it.
-fn required_string(
-    msg: &Message<'_>,
+/// The string `key` of the params (borrowed unless it has escapes), or an `-32602` naming it.
+fn required_string<'m>(
+    msg: &Message<'m>,
     key: &str,
     method: &str,
     out: &mut BytesMut,
     id: Id<'_>,
-) -> Option<String> {
+) -> Option<std::borrow::Cow<'m, str>> {
     let v = msg.param(key).and_then(RawJson::as_string);
     if v.is_none() {
         invalid(
@@ -44,7 +44,7 @@ fn required_string(
             &format!("Invalid params: {method} needs a string {key}"),
         );
     }
-    v.map(std::borrow::Cow::into_owned)
+    v
 }
 
 /// The cursor of a list request (`Err` when it is there and not a string).
@@ -264,7 +264,7 @@ impl Connection {
         if let Some(missing) = spec
             .arguments
             .iter()
-            .find(|a| a.required && args.get(&a.name).is_none())
+            .find(|a| a.required && !args.has(&a.name))
         {
             let m = format!("Invalid params: missing required argument {}", missing.name);
             invalid(out, id, &m);

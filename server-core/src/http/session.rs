@@ -489,7 +489,10 @@ async fn post(
         let mut out = BytesMut::new();
         st.conn.handle_read(read, &mut out);
         let own = st.route(out, Some(&tx));
-        act(&session, &mut st, Some(&tx));
+        // NB. Work started by a POST without requests (the client's replies to server
+        // requests replay the request they were for) has no stream of that POST to use: its
+        // notifications go to the GET stream.
+        act(&session, &mut st, (!ids.is_empty()).then_some(&tx));
         arm_deadline(&session, &mut st);
         // NB. A cancelled request is never answered: its POST stops waiting for it.
         for id in cancelled {
