@@ -305,6 +305,19 @@ impl Connection {
                     self.answer_waiters(&t, out);
                 }
             }
+            Kind::Surface { shape, uri } => {
+                let Some(id) = entry.request else { return };
+                let mut line = BytesMut::new();
+                let target = if entry.slot.is_some() {
+                    &mut line
+                } else {
+                    &mut *out
+                };
+                self.write_surface_answer(target, id.as_id(), shape, uri.as_deref(), end);
+                if entry.slot.is_some() {
+                    self.jobs.deliver(entry.slot, Some(&line), out);
+                }
+            }
             Kind::Listen => {
                 self.listeners.remove(&job);
                 if let Some(id) = entry.request {

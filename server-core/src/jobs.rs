@@ -75,6 +75,13 @@ pub(crate) enum Kind {
     Input,
     /// A `subscriptions/listen` held open: its work waits for the server to end it.
     Listen,
+    /// A `resources/read` or `prompts/get` whose handler answers later: its work's result
+    /// holds the encoded result object ([`crate::resources::AsyncReadResource`]).
+    Surface {
+        shape: Shape,
+        /// The URI read (for its not-found answer); `None` for a prompt.
+        uri: Option<String>,
+    },
 }
 
 /// Where a job's answer goes: straight out, or into a slot of a batch in flight.
@@ -200,7 +207,7 @@ impl Jobs {
                 self.by_task.insert(task.clone(), job);
             }
             Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
-            Kind::Call { .. } | Kind::Input | Kind::Listen => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } => {}
         }
         if let Some((batch, _)) = entry.slot
             && let Some(b) = self.batches.get_mut(&batch)
@@ -355,7 +362,7 @@ impl Jobs {
                     }
                 }
             }
-            Kind::Call { .. } | Kind::Input | Kind::Listen => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } => {}
         }
         Some(entry)
     }

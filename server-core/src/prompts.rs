@@ -180,6 +180,59 @@ pub trait Prompt: Send + Sync + 'static {
         args: PromptArgs<'_>,
         out: &mut PromptMessages,
     ) -> Result<(), RpcError>;
+
+    /// True for a handler whose answer comes later ([`AsyncPrompt`]).
+    #[doc(hidden)]
+    fn is_later(&self) -> bool {
+        false
+    }
+
+    /// Starts a handler whose answer comes later.
+    #[doc(hidden)]
+    fn start(&self, _ctx: &Ctx<'_>, _args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+        Err(RpcError::internal())
+    }
+}
+
+/// The future of an asynchronous prompt.
+pub type MessagesFuture = crate::ctx::BoxFuture<Result<PromptMessages, RpcError>>;
+
+/// A prompt's handler whose answer comes later: it checks the arguments, copies what it
+/// needs, and returns the work, which the driver runs as a job.
+pub trait AsyncPrompt: Send + Sync + 'static {
+    /// Starts one `prompts/get`.
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets at once (or an [`crate::InputRequired`]).
+    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError>;
+}
+
+impl<F> AsyncPrompt for F
+where
+    F: Fn(&Ctx<'_>, PromptArgs<'_>) -> Result<MessagesFuture, RpcError> + Send + Sync + 'static,
+{
+    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+        self(ctx, args)
+    }
+}
+
+/// An [`AsyncPrompt`] where a [`Prompt`] is kept.
+pub(crate) struct LaterPrompt<H>(pub(crate) H);
+
+impl<H: AsyncPrompt> Prompt for LaterPrompt<H> {
+    fn get(&self, _: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), RpcError> {
+        // NB. Never called: the core starts it as a job.
+        Err(RpcError::internal())
+    }
+
+    fn is_later(&self) -> bool {
+        true
+    }
+
+    fn start(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+        self.0.get(ctx, args)
+    }
 }
 
 impl<F> Prompt for F

@@ -333,6 +333,83 @@ pub trait ReadResource: Send + Sync + 'static {
     fn fixed(&self) -> Option<&StaticResource> {
         None
     }
+
+    /// True for a handler whose answer comes later ([`AsyncReadResource`]).
+    #[doc(hidden)]
+    fn is_later(&self) -> bool {
+        false
+    }
+
+    /// Starts the read of a handler whose answer comes later.
+    #[doc(hidden)]
+    fn start(&self, _ctx: &Ctx<'_>, _uri: &str) -> Result<ContentsFuture, RpcError> {
+        Err(RpcError::internal())
+    }
+}
+
+/// The future of an asynchronous resource read.
+pub type ContentsFuture = crate::ctx::BoxFuture<Result<Contents, RpcError>>;
+
+/// A direct resource's handler whose answer comes later: it checks the request, copies what
+/// it needs ([`Ctx::to_owned`] for progress, logs and cancellation), and returns the work,
+/// which the driver runs as a job (an empty [`Contents`] is not found, as inline).
+pub trait AsyncReadResource: Send + Sync + 'static {
+    /// Starts reading the resource at `uri`.
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets at once (or an [`crate::InputRequired`]).
+    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError>;
+}
+
+impl<F> AsyncReadResource for F
+where
+    F: Fn(&Ctx<'_>, &str) -> Result<ContentsFuture, RpcError> + Send + Sync + 'static,
+{
+    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+        self(ctx, uri)
+    }
+}
+
+/// An [`AsyncReadResource`] where a [`ReadResource`] is kept.
+pub(crate) struct Later<H>(pub(crate) H);
+
+impl<H: AsyncReadResource> ReadResource for Later<H> {
+    fn read(&self, _: &Ctx<'_>, _: &str, _: &mut Contents) -> Result<(), RpcError> {
+        // NB. Never called: the core starts it as a job.
+        Err(RpcError::internal())
+    }
+
+    fn is_later(&self) -> bool {
+        true
+    }
+
+    fn start(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+        self.0.read(ctx, uri)
+    }
+}
+
+impl Contents {
+    /// Writes `{"contents":[...]}`.
+    pub(crate) fn write(&self, out: &mut bytes::BytesMut) {
+        out.extend_from_slice(br#"{"contents":["#);
+        for (i, (uri, mime, body)) in self.items.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",");
+            }
+            let mut w = janus_codec::encode::JsonWriter::new(out);
+            w.begin_object().key("uri").str(uri);
+            if let Some(m) = mime {
+                w.key("mimeType").str(m);
+            }
+            match body {
+                ResourceBody::Text(t) => w.key("text").str(t),
+                ResourceBody::Blob(b) => w.key("blob").str(b),
+            };
+            w.end_object();
+        }
+        out.extend_from_slice(b"]}");
+    }
 }
 
 /// A resource whose content never changes, kept encoded: a read of it writes its bytes

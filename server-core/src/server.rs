@@ -314,6 +314,22 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a prompt whose answer comes later (its work runs as a job).
+    #[must_use]
+    pub fn async_prompt(self, spec: PromptSpec, handler: impl crate::prompts::AsyncPrompt) -> Self {
+        self.prompt(spec, crate::prompts::LaterPrompt(handler))
+    }
+
+    /// Adds a direct resource whose content comes later (its read runs as a job).
+    #[must_use]
+    pub fn async_resource(
+        self,
+        spec: ResourceSpec,
+        handler: impl crate::resources::AsyncReadResource,
+    ) -> Self {
+        self.resource(spec, crate::resources::Later(handler))
+    }
+
     /// Adds a resource whose content never changes: reads are answered from the encoded
     /// content, with no call and no allocation. The spec's `mimeType` is used when the
     /// content gives none.

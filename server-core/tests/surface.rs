@@ -499,3 +499,114 @@ fn icons_and_meta_appear_in_the_revisions_that_have_them() {
             .is_err()
     );
 }
+
+fn later_server() -> Arc<Server> {
+    use janus_server_core::prompts::MessagesFuture;
+    use janus_server_core::resources::ContentsFuture;
+    fn slow_doc(ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+        let uri = uri.to_owned();
+        let ctx = ctx.to_owned();
+        Ok(Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            ctx.progress(1.0, None, None);
+            let mut c = Contents::default();
+            if uri.ends_with("/gone") {
+                return Ok(c);
+            }
+            if uri.ends_with("/fails") {
+                return Err(RpcError::invalid_params("no such page"));
+            }
+            c.text(&uri, Some("text/plain"), "read later");
+            Ok(c)
+        }))
+    }
+    fn slow_prompt(_: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+        let who = args.str("who").unwrap_or_default().into_owned();
+        if who == "nobody" {
+            return Err(RpcError::invalid_params("who must be someone"));
+        }
+        Ok(Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            let mut m = PromptMessages::default();
+            m.description("later");
+            m.user(Content::text(format!("hello {who}")));
+            Ok(m)
+        }))
+    }
+    Server::builder("later", "1")
+        .async_resource(ResourceSpec::new("test://later/page", "page"), slow_doc)
+        .async_resource(ResourceSpec::new("test://later/gone", "gone"), slow_doc)
+        .async_resource(ResourceSpec::new("test://later/fails", "fails"), slow_doc)
+        .async_prompt(
+            PromptSpec::new("slow", "answers later").argument("who", "", true),
+            slow_prompt,
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn asynchronous_resources_and_prompts_answer_as_jobs_in_both_eras() {
+    let mut c = Client::with(later_server());
+    c.job(&modern(
+        1,
+        "resources/read",
+        r#""uri":"test://later/page","#,
+    ));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["contents"][0]["text"], "read later", "{r}");
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["result"]["cacheScope"], "public");
+    c.job(&modern(
+        2,
+        "resources/read",
+        r#""uri":"test://later/gone","#,
+    ));
+    let r = c.finish().await;
+    assert_eq!(code(&r), -32602, "{r}");
+    assert_eq!(r["error"]["data"]["uri"], "test://later/gone");
+    c.job(&modern(
+        3,
+        "resources/read",
+        r#""uri":"test://later/fails","#,
+    ));
+    assert_eq!(c.finish().await["error"]["message"], "no such page");
+    c.job(&modern(
+        4,
+        "prompts/get",
+        r#""name":"slow","arguments":{"who":"Ann"},"#,
+    ));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["description"], "later", "{r}");
+    assert_eq!(r["result"]["messages"][0]["content"]["text"], "hello Ann");
+    // Refused at once: no job.
+    let r = c.answer(&modern(
+        5,
+        "prompts/get",
+        r#""name":"slow","arguments":{"who":"nobody"},"#,
+    ));
+    assert_eq!(code(&r), -32602);
+    // A legacy session: its revision's shapes and not-found code; a cancel stops the work.
+    let mut s = Client::with(later_server());
+    s.initialize("2025-06-18");
+    s.job(&legacy(
+        1,
+        "resources/read",
+        r#"{"uri":"test://later/gone"}"#,
+    ));
+    assert_eq!(code(&s.finish().await), -32002);
+    s.job(&legacy(
+        2,
+        "prompts/get",
+        r#"{"name":"slow","arguments":{"who":"Bo"}}"#,
+    ));
+    let r = s.finish().await;
+    assert!(r["result"].get("resultType").is_none(), "{r}");
+    s.job(&legacy(
+        3,
+        "resources/read",
+        r#"{"uri":"test://later/page"}"#,
+    ));
+    s.silent(&cancel("3"));
+    assert!(s.settle().await.is_empty());
+}

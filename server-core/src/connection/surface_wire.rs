@@ -4,7 +4,6 @@
 
 use super::Connection;
 use crate::complete::{CompletionRequest, MAX_VALUES};
-use crate::content::ResourceBody;
 use crate::ctx::{Ctx, LogLevel};
 use crate::json::RpcError;
 use crate::prompts::{PromptArgs, PromptMessages};
@@ -276,6 +275,23 @@ impl Connection {
         let mut info =
             super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
+        if handler.is_later() {
+            let handler = std::sync::Arc::clone(handler);
+            drop(cat);
+            let started = |ctx: &Ctx<'_>| {
+                guarded(|| handler.start(ctx, args)).map(|fut| {
+                    let work: crate::tools::ToolFuture = Box::pin(async move {
+                        let messages = fut.await?;
+                        let mut body = BytesMut::new();
+                        write_prompt_body(&mut body, shape, &messages);
+                        Ok(encoded(&body))
+                    });
+                    work
+                })
+            };
+            self.start_later(id, msg, shape, inputs, slot, None, started, out);
+            return;
+        }
         let ctx = Ctx::inline(info, &self.notes);
         let mut messages = PromptMessages::default();
         if let Err(e) = guarded(|| handler.get(&ctx, args, &mut messages)) {
@@ -283,26 +299,46 @@ impl Connection {
             return;
         }
         encode::begin_result(out, id);
-        out.put_u8(b'{');
-        if let Some(d) = &messages.description {
-            out.extend_from_slice(br#""description":"#);
-            encode::write_str(out, d);
-            out.put_u8(b',');
-        }
-        out.extend_from_slice(br#""messages":["#);
-        for (i, (role, content)) in messages.messages.iter().enumerate() {
-            if i > 0 {
-                out.put_u8(b',');
-            }
-            out.extend_from_slice(br#"{"role":"#);
-            encode::write_str(out, role.as_str());
-            out.extend_from_slice(br#","content":"#);
-            wire::write_block(out, shape, content, true);
-            out.put_u8(b'}');
-        }
-        out.put_u8(b']');
+        let mut body = BytesMut::new();
+        write_prompt_body(&mut body, shape, &messages);
+        out.extend_from_slice(&body[..body.len() - 1]);
         wire::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
+    }
+
+    /// Starts a handler whose answer comes later as a job of kind `Surface`; `start` gets
+    /// the job's context and returns the work (or the error the request gets at once).
+    #[allow(clippy::too_many_arguments)]
+    fn start_later(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<crate::input::Inputs>,
+        slot: crate::jobs::Slot,
+        uri: Option<String>,
+        start: impl FnOnce(&Ctx<'_>) -> Result<crate::tools::ToolFuture, RpcError>,
+        out: &mut BytesMut,
+    ) {
+        let job = self.jobs.reserve();
+        let signal = crate::ctx::CancelSignal::default();
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
+        let started = start(&Ctx::job(info, job, &self.notify, &signal));
+        match started {
+            Ok(work) => {
+                let new = crate::jobs::NewJob {
+                    request: Some(id.to_owned()),
+                    slot,
+                    kind: crate::jobs::Kind::Surface { shape, uri },
+                    signal: Some(signal),
+                    cost: super::msg_cost(msg),
+                };
+                self.jobs.start(job, new, work);
+            }
+            Err(e) => self.refused(id, msg, shape, inputs, e, slot, out),
+        }
     }
 
     fn resources_list(
@@ -414,6 +450,37 @@ impl Connection {
             super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
+        let later = s
+            .resources
+            .iter()
+            .find(|(r, h)| r.uri == uri && h.is_later() && server.shows(&ctx, Listed::Resource(r)))
+            .map(|(_, h)| std::sync::Arc::clone(h));
+        if let Some(handler) = later {
+            drop(cat);
+            let owned = uri.clone().into_owned();
+            let started = |ctx: &Ctx<'_>| {
+                guarded(|| handler.start(ctx, &owned)).map(|fut| {
+                    let work: crate::tools::ToolFuture = Box::pin(async move {
+                        let contents = fut.await?;
+                        let mut body = BytesMut::new();
+                        contents.write(&mut body);
+                        Ok(encoded(&body))
+                    });
+                    work
+                })
+            };
+            self.start_later(
+                id,
+                msg,
+                shape,
+                inputs,
+                slot,
+                Some(uri.into_owned()),
+                started,
+                out,
+            );
+            return;
+        }
         let mut contents = Contents::default();
         // NB. What the caller does not see is not found.
         let shows = |item| server.shows(&ctx, item);
@@ -442,23 +509,9 @@ impl Connection {
             return;
         }
         encode::begin_result(out, id);
-        out.extend_from_slice(br#"{"contents":["#);
-        for (i, (uri, mime, body)) in contents.items.iter().enumerate() {
-            if i > 0 {
-                out.put_u8(b',');
-            }
-            let mut w = JsonWriter::new(out);
-            w.begin_object().key("uri").str(uri);
-            if let Some(m) = mime {
-                w.key("mimeType").str(m);
-            }
-            match body {
-                ResourceBody::Text(t) => w.key("text").str(t),
-                ResourceBody::Blob(b) => w.key("blob").str(b),
-            };
-            w.end_object();
-        }
-        out.put_u8(b']');
+        let mut body = BytesMut::new();
+        contents.write(&mut body);
+        out.extend_from_slice(&body[..body.len() - 1]);
         if shape.modern() {
             wire::write_cache_hints(out, server);
         }
@@ -599,6 +652,71 @@ impl Connection {
         });
         wire::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
+    }
+}
+
+/// `{"description"?,"messages":[...]}` of a prompt.
+fn write_prompt_body(out: &mut BytesMut, shape: Shape, messages: &PromptMessages) {
+    out.put_u8(b'{');
+    if let Some(d) = &messages.description {
+        out.extend_from_slice(br#""description":"#);
+        encode::write_str(out, d);
+        out.put_u8(b',');
+    }
+    out.extend_from_slice(br#""messages":["#);
+    for (i, (role, content)) in messages.messages.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#"{"role":"#);
+        encode::write_str(out, role.as_str());
+        out.extend_from_slice(br#","content":"#);
+        wire::write_block(out, shape, content, true);
+        out.put_u8(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// An encoded result object, carried to the job's end as a tool result's structured part.
+fn encoded(body: &[u8]) -> crate::tools::ToolResult {
+    crate::tools::ToolResult {
+        content: Vec::new(),
+        structured: Some(crate::json::Json::from_written(body)),
+        is_error: false,
+    }
+}
+
+impl Connection {
+    /// The answer of a `resources/read` or `prompts/get` whose work ended: the result object
+    /// it encoded (an empty `contents` is not found), its error, or `-32603` for a panic.
+    pub(super) fn write_surface_answer(
+        &self,
+        out: &mut BytesMut,
+        id: Id<'_>,
+        shape: Shape,
+        uri: Option<&str>,
+        end: crate::jobs::JobEnd,
+    ) {
+        match end {
+            crate::jobs::JobEnd::Finished(Ok(r)) => {
+                let body = r.structured.as_ref().map_or("{}", |j| j.as_str());
+                if let Some(u) = uri
+                    && body == r#"{"contents":[]}"#
+                {
+                    write_not_found(out, id, shape, u);
+                    return;
+                }
+                encode::begin_result(out, id);
+                out.extend_from_slice(&body.as_bytes()[..body.len() - 1]);
+                if uri.is_some() && shape.modern() {
+                    wire::write_cache_hints(out, &self.server);
+                }
+                wire::end_result(out, &self.server, shape, ResultType::Complete);
+                encode::end_message(out);
+            }
+            crate::jobs::JobEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
+            crate::jobs::JobEnd::Panicked => wire::write_internal_error(out, id),
+        }
     }
 }
 
