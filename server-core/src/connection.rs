@@ -6,12 +6,12 @@
 //! hands it out as [`Action`]s and takes its ends back as events. It does no IO, spawns
 //! nothing, builds no future and reads no clock.
 
-use crate::ctx::{CancelSignal, Ctx, Discard, JobId, Notify, RequestInfo, Session};
-use crate::jobs::{Action, JobEnd, Jobs, Kind, NewJob, Slot};
+use crate::ctx::{CancelSignal, Discard, JobId, Notify, RequestInfo, Session};
+use crate::jobs::{Action, JobEnd, Jobs, Kind, Slot};
 use crate::json::RpcError;
 use crate::server::Server;
 use crate::tasks::{Outcome as Ended, Status, Stored, TaskStore};
-use crate::tools::{Args, Handler, Output, ToolResult};
+use crate::tools::ToolResult;
 use crate::wire::{self, Shape};
 use bytes::BytesMut;
 use janus_codec::encode;
@@ -21,13 +21,13 @@ use janus_codec::{
     Rejection,
 };
 use std::cell::RefCell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 mod input_wire;
 mod listen_wire;
 mod surface_wire;
 mod tasks_wire;
+mod tools_wire;
 
 pub use surface_wire::RESOURCE_NOT_FOUND;
 
@@ -280,7 +280,7 @@ impl Connection {
                 } else {
                     &mut *out
                 };
-                write_job_answer(target, &self.server, id.as_id(), shape, end);
+                tools_wire::write_job_answer(target, &self.server, id.as_id(), shape, end);
                 if entry.slot.is_some() {
                     self.jobs.deliver(entry.slot, Some(&line), out);
                 }
@@ -524,70 +524,6 @@ impl Connection {
             }
         }
     }
-
-    fn tools_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
-        let cursor = match msg.param("cursor") {
-            None => None,
-            Some(c) if c.is_null() => None,
-            Some(c) => match c.as_string() {
-                Some(s) => Some(s),
-                None => {
-                    encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
-                    return;
-                }
-            },
-        };
-        let cat = self.server.catalog();
-        if self.server.visible.is_some() {
-            self.tools_list_for(id, msg, shape, &cat, cursor.as_deref(), out);
-            return;
-        }
-        let Some(page) = cat.page(shape, cursor.as_deref()) else {
-            encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
-            return;
-        };
-        encode::begin_result(out, id);
-        cat.write_tools_page(out, &self.server, shape, page);
-        encode::end_message(out);
-    }
-
-    /// `tools/list` of a server whose lists depend on the caller: the tools it sees, paged,
-    /// encoded for this request.
-    fn tools_list_for(
-        &self,
-        id: Id<'_>,
-        msg: &Message<'_>,
-        shape: Shape,
-        cat: &crate::server::Catalog,
-        cursor: Option<&str>,
-        out: &mut BytesMut,
-    ) {
-        let info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
-        let ctx = Ctx::inline(info, &self.notes);
-        let seen: Vec<&crate::tools::ToolSpec> = cat
-            .tools
-            .iter()
-            .map(|e| &e.spec)
-            .filter(|s| self.server.shows(&ctx, crate::server::Listed::Tool(s)))
-            .collect();
-        let Some((start, end, next)) =
-            crate::server::page_bounds(seen.len(), self.server.page_size(), cursor)
-        else {
-            encode::write_error(out, Some(id), INVALID_PARAMS, "Invalid cursor", None);
-            return;
-        };
-        let mut tools = BytesMut::new();
-        for (i, spec) in seen[start..end].iter().enumerate() {
-            if i > 0 {
-                tools.extend_from_slice(b",");
-            }
-            wire::write_tool(&mut tools, spec, shape);
-        }
-        encode::begin_result(out, id);
-        let tools = std::str::from_utf8(&tools).unwrap_or("");
-        wire::write_tools_page(out, &self.server, shape, tools, next.as_deref());
-        encode::end_message(out);
-    }
 }
 
 /// What the request says of itself, in the revision it is served in (a legacy request's
@@ -610,173 +546,6 @@ fn request_info<'a>(
 }
 
 impl Connection {
-    fn tools_call(
-        &mut self,
-        id: Id<'_>,
-        msg: &Message<'_>,
-        shape: Shape,
-        out: &mut BytesMut,
-        slot: Slot,
-    ) {
-        // NB. One pass over the params for all four (the arguments may be large).
-        let [name, args, responses, token] = msg.params().map_or([None; 4], |p| {
-            p.get_many(["name", "arguments", "inputResponses", "requestState"])
-        });
-        let Some(name) = name.and_then(RawJson::as_string) else {
-            encode::write_error(
-                out,
-                Some(id),
-                INVALID_PARAMS,
-                "Invalid params: tools/call needs a string name",
-                None,
-            );
-            return;
-        };
-        let server = &self.server;
-        let cat = server.catalog();
-        let Some((spec, handler)) = cat.tool(&name) else {
-            let message = format!("Unknown tool: {name}");
-            encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
-            return;
-        };
-        let task = match tasks_wire::task_mode(msg, shape, spec.task_support) {
-            Ok(task) => task,
-            Err(refusal) => {
-                refusal.write(out, id, &name);
-                return;
-            }
-        };
-        let args = args.filter(|a| !a.is_null());
-        if args.is_some_and(|a| !a.is_object()) {
-            encode::write_error(
-                out,
-                Some(id),
-                INVALID_PARAMS,
-                "Invalid params: arguments must be an object",
-                None,
-            );
-            return;
-        }
-        let args = Args::new(args);
-        let replay = self.replay.take();
-        let inputs = match self.inputs_for(msg, shape, replay, [responses, token]) {
-            Ok(i) => i,
-            Err(e) => {
-                wire::write_rpc_error(out, id, &e);
-                return;
-            }
-        };
-        let mut info = request_info(&self.session, self.principal.as_deref(), id, msg, shape);
-        info.inputs = inputs.as_ref();
-        if server.visible.is_some()
-            && !server.shows(
-                &Ctx::inline(info, &self.notes),
-                crate::server::Listed::Tool(spec),
-            )
-        {
-            let message = format!("Unknown tool: {name}");
-            encode::write_error(out, Some(id), INVALID_PARAMS, &message, None);
-            return;
-        }
-        match handler {
-            Handler::Inline(tool) if task.is_none() => {
-                let mark = out.len();
-                encode::begin_result(out, id);
-                wire::begin_tool_result(out);
-                let ctx = Ctx::inline(info, &self.notes);
-                let mut o = Output::new(out, shape);
-                let called = call_inline(&**tool, &ctx, args, &mut o);
-                let (structured, is_error) = o.finish();
-                match called {
-                    Ok(()) => {
-                        let structured = structured.as_ref().map(|s| s.as_str());
-                        wire::end_tool_result(out, server, shape, structured, is_error, None);
-                        encode::end_message(out);
-                    }
-                    // NB. The error replaces whatever the handler wrote of its result.
-                    Err(e) => {
-                        out.truncate(mark);
-                        self.refused(id, msg, shape, inputs, e, slot, out);
-                    }
-                }
-            }
-            Handler::Inline(tool) => {
-                let Some(mode) = task else { return };
-                // NB. A full store is answered before the tool runs, not after.
-                if !self.tasks.has_room(self.now_ms) {
-                    tasks_wire::write_limit_reached(out, id);
-                    return;
-                }
-                let ctx = Ctx::inline(info, &self.notes);
-                let mut scratch = BytesMut::new();
-                let mut o = Output::new(&mut scratch, shape);
-                let called = call_inline(&**tool, &ctx, args, &mut o);
-                let (structured, is_error) = o.finish();
-                let ended = match called {
-                    Ok(()) => Ended::Result(Stored {
-                        content: String::from_utf8_lossy(&scratch).into_owned(),
-                        structured,
-                        is_error,
-                    }),
-                    // NB. Input is asked before the task exists (rounds), or within it.
-                    Err(e) if e.input.is_some() => {
-                        self.refused_task(id, msg, shape, inputs, e, mode, out);
-                        return;
-                    }
-                    Err(e) => Ended::Error(e),
-                };
-                self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
-            }
-            Handler::Async(tool) => {
-                let job = self.jobs.reserve();
-                let signal = CancelSignal::default();
-                let ctx = Ctx::job(info, job, &self.notify, &signal);
-                let started = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args)));
-                let started = started.unwrap_or_else(|_| Err(RpcError::internal()));
-                let work = match (started, task) {
-                    (Ok(work), _) => work,
-                    (Err(e), Some(mode)) if e.input.is_some() => {
-                        self.refused_task(id, msg, shape, inputs, e, mode, out);
-                        return;
-                    }
-                    (Err(e), None) if e.input.is_some() => {
-                        self.refused(id, msg, shape, inputs, e, slot, out);
-                        return;
-                    }
-                    (Err(e), Some(mode)) => {
-                        self.task_call(id, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
-                        return;
-                    }
-                    (Err(e), None) => {
-                        wire::write_rpc_error(out, id, &e);
-                        return;
-                    }
-                };
-                match task {
-                    Some(mode) => {
-                        let work = TaskWork::Job {
-                            job,
-                            work,
-                            signal,
-                            cost: msg_cost(msg),
-                        };
-                        self.task_call(id, shape, mode, work, out);
-                    }
-                    None => {
-                        let new = NewJob {
-                            request: Some(id.to_owned()),
-                            slot,
-                            kind: Kind::Call { shape },
-                            signal: Some(signal),
-                            cost: msg_cost(msg),
-                        };
-                        self.jobs.start(job, new, work);
-                    }
-                }
-            }
-        }
-    }
-
     /// A handler's error: asks the client when it is an [`crate::InputRequired`], else the
     /// JSON-RPC error.
     #[allow(clippy::too_many_arguments)]
@@ -793,30 +562,6 @@ impl Connection {
         match e.input.take() {
             Some(asked) => self.ask(id, msg, shape, inputs, *asked, slot, out),
             None => wire::write_rpc_error(out, id, &e),
-        }
-    }
-
-    /// A handler of a call that runs as a task needs input: within the task when it asks so
-    /// and the task is the extension's, else in rounds before it.
-    #[allow(clippy::too_many_arguments)]
-    fn refused_task(
-        &mut self,
-        id: Id<'_>,
-        msg: &Message<'_>,
-        shape: Shape,
-        inputs: Option<crate::input::Inputs>,
-        mut e: RpcError,
-        mode: tasks_wire::TaskMode,
-        out: &mut BytesMut,
-    ) {
-        match e.input.take() {
-            Some(asked) if asked.within_task && matches!(mode, tasks_wire::TaskMode::Modern) => {
-                self.park_task(id, msg, shape, inputs, *asked, out);
-            }
-            asked => {
-                e.input = asked;
-                self.refused(id, msg, shape, inputs, e, None, out);
-            }
         }
     }
 
@@ -878,19 +623,6 @@ impl Connection {
     }
 }
 
-/// Runs an inline handler into `o`. A panic is `-32603` with nothing of its cause.
-#[inline(always)]
-fn call_inline(
-    tool: &dyn crate::tools::Tool,
-    ctx: &Ctx<'_>,
-    args: Args<'_>,
-    o: &mut Output<'_>,
-) -> Result<(), RpcError> {
-    // NB. Only the call is inside `catch_unwind`, so its closure stays small.
-    catch_unwind(AssertUnwindSafe(|| tool.call(ctx, args, o)))
-        .unwrap_or_else(|_| Err(RpcError::internal()))
-}
-
 /// What a task-augmented call runs: work for a job, or an outcome it already has.
 enum TaskWork {
     Job {
@@ -915,24 +647,6 @@ fn declares_tasks(msg: &Message<'_>) -> bool {
         .and_then(|c| c.get("extensions"))
         .and_then(|e| e.get(TASKS_EXTENSION))
         .is_some_and(RawJson::is_object)
-}
-
-/// The answer of an asynchronous `tools/call` whose work ended.
-fn write_job_answer(out: &mut BytesMut, server: &Server, id: Id<'_>, shape: Shape, end: JobEnd) {
-    match end {
-        JobEnd::Finished(Ok(r)) => {
-            encode::begin_result(out, id);
-            wire::begin_tool_result(out);
-            let mut o = Output::new(out, shape);
-            o.replay(&r);
-            let (structured, is_error) = o.finish();
-            let structured = structured.as_ref().map(|s| s.as_str());
-            wire::end_tool_result(out, server, shape, structured, is_error, None);
-            encode::end_message(out);
-        }
-        JobEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
-        JobEnd::Panicked => wire::write_internal_error(out, id),
-    }
 }
 
 /// A tool result kept in the task store: its blocks encoded for `shape`.
