@@ -143,7 +143,7 @@ impl Connection {
 
     /// Sets who sends the requests read from now on, as the transport's authorization
     /// established it (an HTTP transport sets it for each request); handlers see it as
-    /// [`Ctx::principal`].
+    /// [`Ctx::principal`](crate::Ctx::principal).
     pub fn set_principal(&mut self, principal: Option<Arc<crate::ctx::Principal>>) {
         self.principal = principal;
     }
