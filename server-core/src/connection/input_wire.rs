@@ -151,11 +151,8 @@ impl Connection {
         let InputRequired {
             requests, state, ..
         } = asked;
-        let (sendable, missing): (Vec<_>, Vec<_>) =
-            requests.into_iter().partition(|(_, r)| r.declared_in(caps));
+        let (sendable, names) = declared(requests, caps);
         if sendable.is_empty() {
-            let mut names: Vec<&str> = missing.iter().map(|(_, r)| r.capability()).collect();
-            names.dedup();
             if tool && !shape.modern() {
                 let text = format!(
                     "This tool needs input the client cannot give: it did not declare {}",
@@ -228,12 +225,10 @@ impl Connection {
         let InputRequired {
             requests, state, ..
         } = asked;
-        let (sendable, missing): (Vec<_>, Vec<_>) =
-            requests.into_iter().partition(|(_, r)| r.declared_in(caps));
+        let (sendable, names) = declared(requests, caps);
         let now = self.now_ms;
         let continuing = self.continuing.take();
         if sendable.is_empty() {
-            let names: Vec<&str> = missing.iter().map(|(_, r)| r.capability()).collect();
             match continuing {
                 Some(task) => {
                     let e = RpcError::new(
@@ -429,6 +424,23 @@ impl Connection {
         self.rounds.asked.retain(|_, (j, _)| *j != job);
         Some(round)
     }
+}
+
+/// The requests whose capability the client declared, and the capabilities it lacks for the
+/// others (each named once).
+fn declared(
+    requests: Vec<(String, InputRequest)>,
+    caps: Option<RawJson<'_>>,
+) -> (Vec<(String, InputRequest)>, Vec<&'static str>) {
+    let (sendable, missing): (Vec<_>, Vec<_>) =
+        requests.into_iter().partition(|(_, r)| r.declared_in(caps));
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, r) in &missing {
+        if !names.contains(&r.capability()) {
+            names.push(r.capability());
+        }
+    }
+    (sendable, names)
 }
 
 /// The request again as one frame, for its replay.

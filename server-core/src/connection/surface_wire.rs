@@ -279,15 +279,8 @@ impl Connection {
             let handler = std::sync::Arc::clone(handler);
             drop(cat);
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| handler.start(ctx, args)).map(|fut| {
-                    let work: crate::tools::ToolFuture = Box::pin(async move {
-                        let messages = fut.await?;
-                        let mut body = BytesMut::new();
-                        write_prompt_body(&mut body, shape, &messages);
-                        Ok(encoded(&body))
-                    });
-                    work
-                })
+                guarded(|| handler.start(ctx, args))
+                    .map(|fut| later(fut, move |body, m| write_prompt_body(body, shape, m)))
             };
             self.start_later(id, msg, shape, inputs, slot, None, started, out);
             return;
@@ -450,24 +443,17 @@ impl Connection {
             super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
-        let later = s
+        let pending = s
             .resources
             .iter()
             .find(|(r, h)| r.uri == uri && h.is_later() && server.shows(&ctx, Listed::Resource(r)))
             .map(|(_, h)| std::sync::Arc::clone(h));
-        if let Some(handler) = later {
+        if let Some(handler) = pending {
             drop(cat);
             let owned = uri.clone().into_owned();
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| handler.start(ctx, &owned)).map(|fut| {
-                    let work: crate::tools::ToolFuture = Box::pin(async move {
-                        let contents = fut.await?;
-                        let mut body = BytesMut::new();
-                        contents.write(&mut body);
-                        Ok(encoded(&body))
-                    });
-                    work
-                })
+                guarded(|| handler.start(ctx, &owned))
+                    .map(|fut| later(fut, |body, c: &Contents| c.write(body)))
             };
             self.start_later(
                 id,
@@ -677,13 +663,22 @@ fn write_prompt_body(out: &mut BytesMut, shape: Shape, messages: &PromptMessages
     out.extend_from_slice(b"]}");
 }
 
-/// An encoded result object, carried to the job's end as a tool result's structured part.
-fn encoded(body: &[u8]) -> crate::tools::ToolResult {
-    crate::tools::ToolResult {
-        content: Vec::new(),
-        structured: Some(crate::json::Json::from_written(body)),
-        is_error: false,
-    }
+/// The work of a handler whose answer comes later: its output encoded by `write` into the
+/// result object, carried to the job's end as a tool result's structured part.
+fn later<T: Send + 'static>(
+    fut: crate::ctx::BoxFuture<Result<T, RpcError>>,
+    write: impl FnOnce(&mut BytesMut, &T) + Send + 'static,
+) -> crate::tools::ToolFuture {
+    Box::pin(async move {
+        let value = fut.await?;
+        let mut body = BytesMut::new();
+        write(&mut body, &value);
+        Ok(crate::tools::ToolResult {
+            content: Vec::new(),
+            structured: Some(crate::json::Json::from_written(&body)),
+            is_error: false,
+        })
+    })
 }
 
 impl Connection {
