@@ -272,7 +272,7 @@ impl Connection {
             return;
         };
         match entry.kind {
-            Kind::Call { shape } => {
+            Kind::Call { shape, resume } => {
                 let Some(id) = entry.request else { return };
                 let mut line = BytesMut::new();
                 let target = if entry.slot.is_some() {
@@ -280,7 +280,14 @@ impl Connection {
                 } else {
                     &mut *out
                 };
-                tools_wire::write_job_answer(target, &self.server, id.as_id(), shape, end);
+                match end {
+                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                        self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
+                    }
+                    end => {
+                        tools_wire::write_job_answer(target, &self.server, id.as_id(), shape, end);
+                    }
+                }
                 if entry.slot.is_some() {
                     self.jobs.deliver(entry.slot, Some(&line), out);
                 }
@@ -289,7 +296,23 @@ impl Connection {
                 task,
                 shape,
                 legacy,
+                resume,
             } => {
+                let end = match end {
+                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                        match self.park_later(task.clone(), shape, legacy, *resume, e) {
+                            Some(e) => JobEnd::Finished(Err(e)),
+                            None => {
+                                // NB. Parking fails the task when nothing can be asked.
+                                if let Some(t) = self.tasks.get(&task, self.now_ms) {
+                                    self.answer_waiters(&t, out);
+                                }
+                                return;
+                            }
+                        }
+                    }
+                    end => end,
+                };
                 let ended = match end {
                     JobEnd::Finished(Ok(r)) => Ended::Result(stored(shape, &r)),
                     JobEnd::Finished(Err(e)) => Ended::Error(e),
@@ -305,7 +328,7 @@ impl Connection {
                     self.answer_waiters(&t, out);
                 }
             }
-            Kind::Surface { shape, uri } => {
+            Kind::Surface { shape, uri, resume } => {
                 let Some(id) = entry.request else { return };
                 let mut line = BytesMut::new();
                 let target = if entry.slot.is_some() {
@@ -313,7 +336,14 @@ impl Connection {
                 } else {
                     &mut *out
                 };
-                self.write_surface_answer(target, id.as_id(), shape, uri.as_deref(), end);
+                match end {
+                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                        self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
+                    }
+                    end => {
+                        self.write_surface_answer(target, id.as_id(), shape, uri.as_deref(), end)
+                    }
+                }
                 if entry.slot.is_some() {
                     self.jobs.deliver(entry.slot, Some(&line), out);
                 }
@@ -630,14 +660,17 @@ enum TaskWork {
         work: crate::tools::ToolFuture,
         signal: CancelSignal,
         cost: usize,
+        resume: Box<crate::jobs::Resume>,
     },
     Ended(Ended),
 }
 
 /// A request's size, for the queue's byte bound.
 fn msg_cost(msg: &Message<'_>) -> usize {
-    // NB. The id counts too: a job keeps it (twice), and a client chooses its size.
-    2 * msg.id().map_or(0, |id| id.as_raw().len()) + msg.params().map_or(0, |p| p.as_str().len())
+    // NB. The id counts too: a job keeps it (twice), and a client chooses its size. A job
+    // whose work may ask for input also keeps a copy of the params.
+    2 * msg.id().map_or(0, |id| id.as_raw().len())
+        + 2 * msg.params().map_or(0, |p| p.as_str().len())
 }
 
 /// True when the request's `clientCapabilities.extensions` declares the tasks extension.

@@ -16,8 +16,12 @@
 //! A request the client did not declare the capability for is never sent: it is dropped
 //! from the round, and a round left empty is answered as the era says (a tool error on a
 //! handshake session's `tools/call`, else `-32021` with `data.requiredCapabilities`).
-//! Input is asked only by the synchronous part of a handler: an inline handler, or an
-//! asynchronous tool's `call` before it returns its work.
+//! Any handler can ask: an inline one, an asynchronous one before it returns its work, or
+//! that work itself, when its future ends with the `InputRequired` (say after an await that
+//! showed it needs a confirmation). An asynchronous job keeps a copy of its request for this.
+//! The replay then runs the handler, and its work, again. A task's work that asks within the
+//! task (the extension's) parks the task in `input_required`; one that cannot (a handshake
+//! session's task) fails with `-32603`, which names `InputRequired::within_task`.
 //!
 //! [`Ctx::input`]: crate::Ctx::input
 

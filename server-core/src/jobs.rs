@@ -61,12 +61,13 @@ pub enum JobEnd {
 #[derive(Debug)]
 pub(crate) enum Kind {
     /// A `tools/call`: its answer is the work's result.
-    Call { shape: Shape },
+    Call { shape: Shape, resume: Box<Resume> },
     /// A task's work: its result goes to the task store.
     Task {
         task: String,
         shape: Shape,
         legacy: bool,
+        resume: Box<Resume>,
     },
     /// A `tasks/result` waiting for task `task` to end: no work runs.
     Wait { task: String },
@@ -81,7 +82,20 @@ pub(crate) enum Kind {
         shape: Shape,
         /// The URI read (for its not-found answer); `None` for a prompt.
         uri: Option<String>,
+        resume: Box<Resume>,
     },
+}
+
+/// What a job's request needs when its work ends with an [`crate::InputRequired`]: the
+/// request again as one frame (its method, name, arguments and era envelope, as the client
+/// sent them) and the answers it was served with. Copied when the job starts, since the
+/// frame it came in is gone by then.
+#[derive(Debug)]
+pub(crate) struct Resume {
+    /// The request as one frame ([`crate::connection`] builds it).
+    pub(crate) frame: Vec<u8>,
+    /// The client's answers the request was served with.
+    pub(crate) inputs: Option<crate::input::Inputs>,
 }
 
 /// Where a job's answer goes: straight out, or into a slot of a batch in flight.
@@ -552,6 +566,10 @@ mod tests {
             slot: None,
             kind: Kind::Call {
                 shape: Shape::new(ProtocolVersion::V2026_07_28),
+                resume: Box::new(Resume {
+                    frame: Vec::new(),
+                    inputs: None,
+                }),
             },
             signal: None,
             cost: 100,

@@ -8,7 +8,7 @@ mod http_client;
 use http_client::request;
 use janus_server_core::http::{HttpConfig, McpService, serve_http};
 use janus_server_core::serve::Shutdown;
-use janus_server_core::tools::{Args, Output, ToolSpec};
+use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
 use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server};
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -33,12 +33,37 @@ fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcE
     Ok(())
 }
 
+/// `ask_name`, asked from inside asynchronous work.
+fn ask_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    let ctx = ctx.to_owned();
+    Ok(Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        let name = ctx.input("name").and_then(|r| {
+            r.get("content")?
+                .get("name")?
+                .as_string()
+                .map(|s| s.into_owned())
+        });
+        let Some(name) = name else {
+            let schema = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
+            return Err(InputRequired::new()
+                .ask("name", InputRequest::elicit("Your name?", schema)?)
+                .into());
+        };
+        Ok(ToolResult::text(format!("Hello, {name}")))
+    }))
+}
+
 async fn start() -> SocketAddr {
     let server = Server::builder("http-input", "1")
         .input_timeout(Duration::from_millis(300))
         .tool(
             ToolSpec::new("ask_name", "asks", r#"{"type":"object"}"#).unwrap(),
             ask_name,
+        )
+        .async_tool(
+            ToolSpec::new("ask_later", "asks later", r#"{"type":"object"}"#).unwrap(),
+            ask_later,
         )
         .build()
         .unwrap();
@@ -60,6 +85,7 @@ async fn start() -> SocketAddr {
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
 const CALL: &str =
     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_name","arguments":{}}}"#;
+const CALL_LATER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_later","arguments":{}}}"#;
 
 /// A POST whose response is read as it streams.
 struct Stream {
@@ -112,8 +138,45 @@ async fn session(addr: SocketAddr) -> String {
 #[tokio::test]
 async fn a_server_request_rides_its_posts_stream_and_the_reply_brings_the_answer() {
     let addr = start().await;
+    round_on_a_post_stream(addr, CALL).await;
+}
+
+#[tokio::test]
+async fn asynchronous_work_that_asks_rides_its_posts_stream_too() {
+    let addr = start().await;
+    round_on_a_post_stream(addr, CALL_LATER).await;
+}
+
+#[tokio::test]
+async fn asynchronous_work_that_asks_a_modern_request_answers_input_required() {
+    let addr = start().await;
+    let call = |more: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"ask_later","arguments":{{}},{more}"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}}}}}}}}}}"#
+        )
+    };
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "ask_later"),
+    ];
+    let r = request(addr, "POST", "/mcp", &h, &call("")).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let v = r.json();
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    let more = format!(
+        r#""requestState":{},"inputResponses":{{"name":{{"action":"accept","content":{{"name":"Ro"}}}}}},"#,
+        v["result"]["requestState"]
+    );
+    let v = request(addr, "POST", "/mcp", &h, &call(&more)).await.json();
+    assert_eq!(v["result"]["content"][0]["text"], "Hello, Ro", "{v}");
+}
+
+/// A legacy session's call whose tool asks: the server request and the answer ride the
+/// call's POST stream; the reply POST brings the answer.
+async fn round_on_a_post_stream(addr: SocketAddr, body: &str) {
     let sid = session(addr).await;
-    let mut call = Stream::post(addr, &sid, CALL).await;
+    let mut call = Stream::post(addr, &sid, body).await;
     let asked = call.until(|v| v["method"] == "elicitation/create").await;
     assert!(
         call.seen.contains("text/event-stream"),

@@ -102,6 +102,53 @@ fn parked(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
     }))
 }
 
+/// Asks from inside its work, after an await (`within` asks within its task).
+fn ask_later(ctx: &Ctx<'_>, args: Args<'_>, within: bool) -> ToolFuture {
+    let ctx = ctx.to_owned();
+    let twice = args.get("twice").is_some();
+    Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        let name = ctx.input("name").and_then(|a| {
+            a.get("content")?
+                .get("name")?
+                .as_string()
+                .map(|s| s.into_owned())
+        });
+        let Some(name) = name else {
+            let asked = InputRequired::new()
+                .ask("name", InputRequest::elicit("Your name?", NAME)?)
+                .state("from the future");
+            let asked = if within { asked.within_task() } else { asked };
+            return Err(asked.into());
+        };
+        if twice && ctx.input("color").is_none() {
+            return Err(InputRequired::new()
+                .ask("color", InputRequest::elicit("Color?", COLOR)?)
+                .into());
+        }
+        let state = ctx.request_state().unwrap_or("none");
+        Ok(ToolResult::text(format!("later {name} ({state})")))
+    })
+}
+
+fn later_prompt(
+    ctx: &Ctx<'_>,
+    _: PromptArgs<'_>,
+) -> Result<janus_server_core::prompts::MessagesFuture, RpcError> {
+    let ctx = ctx.to_owned();
+    Ok(Box::pin(async move {
+        tokio::task::yield_now().await;
+        let Some(r) = ctx.input("name") else {
+            return Err(InputRequired::new()
+                .ask("name", InputRequest::elicit("Your name?", NAME)?)
+                .into());
+        };
+        let mut m = PromptMessages::default();
+        m.user(Content::text(format!("prompt for {}", r.as_str().len())));
+        Ok(m)
+    }))
+}
+
 fn ask_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
@@ -139,7 +186,15 @@ fn server() -> Arc<Server> {
             spec("parked").task_support(janus_server_core::tools::TaskSupport::Optional),
             parked,
         )
+        .async_tool(spec("ask_later"), |c: &Ctx<'_>, a: Args<'_>| {
+            Ok(ask_later(c, a, false))
+        })
+        .async_tool(
+            spec("park_later").task_support(janus_server_core::tools::TaskSupport::Optional),
+            |c: &Ctx<'_>, a: Args<'_>| Ok(ask_later(c, a, true)),
+        )
         .prompt(PromptSpec::new("ask_prompt", "asks"), ask_prompt)
+        .async_prompt(PromptSpec::new("later_prompt", "asks later"), later_prompt)
         .resource(ResourceSpec::new("test://roots", "roots"), roots_resource)
         .build()
         .unwrap()
@@ -455,7 +510,185 @@ async fn an_asynchronous_tool_asks_before_its_work_and_runs_with_the_answer() {
     assert_eq!(r["result"]["content"][0]["text"], "later, Flo", "{r}");
 }
 
+#[tokio::test]
+async fn an_asynchronous_tool_asks_from_inside_its_work_round_after_round() {
+    let mut c = modern_client();
+    c.job(&call(1, "ask_later", ""));
+    let r = c.finish().await;
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    assert_eq!(
+        r["result"]["inputRequests"]["name"]["params"]["message"],
+        "Your name?"
+    );
+    // The retry runs the work again with the answer and the state the future set.
+    let again = retry(
+        &r["result"]["requestState"],
+        &json!({"name": accept("name", "Ida")}),
+    );
+    c.job(&call(2, "ask_later", &again));
+    let r = c.finish().await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "later Ida (from the future)",
+        "{r}"
+    );
+    // The state is bound to this request: the same state for another tool is refused.
+    assert_eq!(code(&c.answer(&call(3, "ask_name", &again))), -32602);
+    // A second round carries the first's answer.
+    let first = req(
+        4,
+        "tools/call",
+        r#""name":"ask_later","arguments":{"twice":true},"#,
+        ALL,
+    );
+    c.job(&first);
+    let r = c.finish().await;
+    let retry1 = retry(
+        &r["result"]["requestState"],
+        &json!({"name": accept("name", "Jo")}),
+    );
+    c.job(&req(
+        5,
+        "tools/call",
+        &format!(r#""name":"ask_later","arguments":{{"twice":true}},{retry1}"#),
+        ALL,
+    ));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let keys: Vec<&String> = r["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["color"]);
+    let retry2 = retry(
+        &r["result"]["requestState"],
+        &json!({"color": accept("color", "teal")}),
+    );
+    c.job(&req(
+        6,
+        "tools/call",
+        &format!(r#""name":"ask_later","arguments":{{"twice":true}},{retry2}"#),
+        ALL,
+    ));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["content"][0]["text"], "later Jo (none)", "{r}");
+}
+
+#[tokio::test]
+async fn an_asynchronous_tool_without_the_capability_declared_gets_32021() {
+    let mut c = modern_client();
+    c.job(&req(
+        1,
+        "tools/call",
+        r#""name":"ask_later","arguments":{},"#,
+        "{}",
+    ));
+    let r = c.finish().await;
+    assert_eq!(code(&r), -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"]["elicitation"],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn an_asynchronous_prompt_asks_from_inside_its_work() {
+    let mut c = modern_client();
+    c.job(&req(1, "prompts/get", r#""name":"later_prompt","#, ALL));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let again = retry(
+        &r["result"]["requestState"],
+        &json!({"name": accept("name", "Kim")}),
+    );
+    c.job(&req(
+        2,
+        "prompts/get",
+        &format!(r#""name":"later_prompt",{again}"#),
+        ALL,
+    ));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["messages"][0]["role"], "user", "{r}");
+    assert_eq!(r["result"]["resultType"], "complete");
+}
+
 const TASKS: &str = r#"{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+
+#[tokio::test]
+async fn a_running_task_that_asks_within_itself_waits_in_input_required() {
+    let mut c = modern_client();
+    let r = c.send(&req(
+        1,
+        "tools/call",
+        r#""name":"park_later","arguments":{},"#,
+        TASKS,
+    ));
+    assert_eq!(r[0]["result"]["resultType"], "task", "{r:?}");
+    let task = r[0]["result"]["taskId"].as_str().unwrap().to_owned();
+    // Its work asks: nothing is written, the task waits.
+    assert!(c.settle().await.is_empty());
+    let get = |id: i64| req(id, "tasks/get", &format!(r#""taskId":"{task}","#), TASKS);
+    let t = c.answer(&get(2));
+    assert_eq!(t["result"]["status"], "input_required", "{t}");
+    assert_eq!(
+        t["result"]["inputRequests"]["name"]["params"]["message"],
+        "Your name?"
+    );
+    let update = req(
+        3,
+        "tasks/update",
+        &format!(
+            r#""taskId":"{task}","inputResponses":{},"#,
+            json!({"name": accept("name", "Lu")})
+        ),
+        TASKS,
+    );
+    let ack = c.send(&update);
+    assert_eq!(ack[0]["result"]["resultType"], "complete", "{ack:?}");
+    c.settle().await;
+    let t = c.answer(&get(4));
+    assert_eq!(t["result"]["status"], "completed", "{t}");
+    assert_eq!(
+        t["result"]["result"]["content"][0]["text"],
+        "later Lu (from the future)"
+    );
+}
+
+#[tokio::test]
+async fn a_running_task_that_asks_outside_itself_fails_with_a_clear_error() {
+    // The handshake era's tasks cannot wait for input once they run.
+    let mut c = session("2025-11-25", ALL);
+    let r = c.send(&legacy(
+        1,
+        "tools/call",
+        r#"{"name":"park_later","arguments":{},"task":{}}"#,
+    ));
+    let task = r[0]["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    c.settle().await;
+    let t = c.answer(&legacy(
+        2,
+        "tasks/get",
+        &format!(r#"{{"taskId":"{task}"}}"#),
+    ));
+    assert_eq!(t["result"]["status"], "failed", "{t}");
+    let res = c.answer(&legacy(
+        3,
+        "tasks/result",
+        &format!(r#"{{"taskId":"{task}"}}"#),
+    ));
+    assert_eq!(code(&res), -32603, "{res}");
+    assert!(
+        res["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("within_task"),
+        "{res}"
+    );
+}
 
 #[tokio::test]
 async fn a_task_waits_within_itself_for_answers_given_one_at_a_time() {
@@ -578,6 +811,29 @@ fn a_session_gets_real_requests_and_the_call_is_answered_with_the_replies() {
     assert_eq!(r["result"]["content"][0]["text"], "Hello, Gus", "{r}");
     assert!(r["result"].get("resultType").is_none(), "{r}");
     assert_eq!(c.conn.next_deadline(), None);
+}
+
+#[tokio::test]
+async fn a_session_gets_the_requests_an_asynchronous_work_makes_and_its_replay_runs_again() {
+    let mut c = session("2025-11-25", ALL);
+    c.job(&lcall(7, "ask_later"));
+    let asked = c.finish().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert!(asked["id"].is_i64());
+    // The reply replays the call: its work runs again, with the answer.
+    let out = c.send(&respond(&asked, &accept("name", "Max")));
+    assert!(out.is_empty(), "{out:?}");
+    let r = c.finish().await;
+    assert_eq!(r["id"], 7);
+    assert_eq!(
+        r["result"]["content"][0]["text"], "later Max (from the future)",
+        "{r}"
+    );
+    // Without the capability, the work's request is a tool error.
+    let mut c = session("2025-11-25", "{}");
+    c.job(&lcall(8, "ask_later"));
+    let r = c.finish().await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
 }
 
 #[test]

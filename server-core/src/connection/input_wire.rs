@@ -12,7 +12,7 @@ use super::{Connection, State};
 use crate::content::Content;
 use crate::ctx::JobId;
 use crate::input::{InputRequest, InputRequired, Inputs, REQUEST_TIMEOUT, state};
-use crate::jobs::Slot;
+use crate::jobs::{Resume, Slot};
 use crate::json::RpcError;
 use crate::wire::{self, ResultType, Shape};
 use bytes::{BufMut, BytesMut};
@@ -208,6 +208,58 @@ impl Connection {
             tool,
         };
         self.rounds.by_job.insert(job, round);
+    }
+
+    /// A job's work ended asking for input: the request is asked again from its copy, as
+    /// [`Connection::refused`] asks it when its handler's synchronous part does.
+    pub(super) fn ask_later(
+        &mut self,
+        id: Id<'_>,
+        shape: Shape,
+        resume: Resume,
+        e: RpcError,
+        slot: Slot,
+        out: &mut BytesMut,
+    ) {
+        let parser = self.parser;
+        match parser.parse_single(&resume.frame) {
+            Ok(msg) => self.refused(id, &msg, shape, resume.inputs, e, slot, out),
+            Err(_) => wire::write_internal_error(out, id),
+        }
+    }
+
+    /// A task's work ended asking for input: a task of the extension that asks so waits in
+    /// `input_required`, as [`Connection::park_task`] parks it. Any other task cannot ask
+    /// once it runs, so it fails: the error is returned for its outcome.
+    pub(super) fn park_later(
+        &mut self,
+        task: String,
+        shape: Shape,
+        legacy: bool,
+        resume: Resume,
+        e: RpcError,
+    ) -> Option<RpcError> {
+        let within = e.input.as_ref().is_some_and(|i| i.within_task);
+        let parser = self.parser;
+        let msg = match parser.parse_single(&resume.frame) {
+            Ok(msg) if within && !legacy && shape.modern() => msg,
+            _ => {
+                return Some(RpcError::new(
+                    INTERNAL_ERROR,
+                    "The tool asked for input after its task had started; only a task of \
+                     the tasks extension can wait for input (InputRequired::within_task)",
+                ));
+            }
+        };
+        let Some(id) = msg.id() else {
+            return Some(RpcError::internal());
+        };
+        let asked = e.input?;
+        self.continuing = Some(task);
+        // NB. The call's own answer was the task: nothing of the parking is sent.
+        let mut scratch = BytesMut::new();
+        self.park_task(id, &msg, shape, resume.inputs, *asked, &mut scratch);
+        None
     }
 
     /// A call that runs as a task of the extension asked for input within it: the task is
@@ -441,6 +493,14 @@ fn declared(
         }
     }
     (sendable, names)
+}
+
+/// What a job keeps of its request for input asked when its work ends.
+pub(super) fn resume_of(id: Id<'_>, msg: &Message<'_>, inputs: Option<Inputs>) -> Box<Resume> {
+    Box::new(Resume {
+        frame: frame_of(id, msg),
+        inputs,
+    })
 }
 
 /// The request again as one frame, for its replay.

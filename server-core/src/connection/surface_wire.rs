@@ -321,10 +321,11 @@ impl Connection {
         let started = start(&Ctx::job(info, job, &self.notify, &signal));
         match started {
             Ok(work) => {
+                let resume = super::input_wire::resume_of(id, msg, inputs);
                 let new = crate::jobs::NewJob {
                     request: Some(id.to_owned()),
                     slot,
-                    kind: crate::jobs::Kind::Surface { shape, uri },
+                    kind: crate::jobs::Kind::Surface { shape, uri, resume },
                     signal: Some(signal),
                     cost: super::msg_cost(msg),
                 };

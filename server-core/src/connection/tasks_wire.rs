@@ -130,6 +130,7 @@ impl Connection {
                 work,
                 signal,
                 cost,
+                resume,
             } => {
                 let new = NewJob {
                     request: None,
@@ -138,6 +139,7 @@ impl Connection {
                         task: task.id.clone(),
                         shape,
                         legacy,
+                        resume,
                     },
                     signal: Some(signal),
                     cost,

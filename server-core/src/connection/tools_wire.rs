@@ -231,6 +231,8 @@ impl Connection {
                         return;
                     }
                 };
+                // NB. The work may still ask for input: the job keeps the request for it.
+                let resume = super::input_wire::resume_of(id, msg, inputs);
                 match task {
                     Some(mode) => {
                         let work = TaskWork::Job {
@@ -238,6 +240,7 @@ impl Connection {
                             work,
                             signal,
                             cost: msg_cost(msg),
+                            resume,
                         };
                         self.task_call(id, shape, mode, work, out);
                     }
@@ -245,7 +248,7 @@ impl Connection {
                         let new = NewJob {
                             request: Some(id.to_owned()),
                             slot,
-                            kind: Kind::Call { shape },
+                            kind: Kind::Call { shape, resume },
                             signal: Some(signal),
                             cost: msg_cost(msg),
                         };
