@@ -46,6 +46,12 @@ impl JobId {
 pub trait Notify: Send + Sync + 'static {
     /// A notification of job `job`.
     fn notify(&self, job: JobId, line: Bytes);
+
+    /// Job `job` asks to end the connection its messages ride now, not its stream
+    /// ([`Ctx::close_stream`]); a transport without resumable streams ignores it.
+    fn close_stream(&self, job: JobId) {
+        let _ = job;
+    }
 }
 
 /// A [`Notify`] that drops everything (a connection without a driver that listens).
@@ -427,6 +433,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Ends the HTTP connection that carries this request's messages now, without ending
+    /// the request (SEP-1699 polling): the client waits the `retry` it was given, resumes
+    /// with `GET` and `Last-Event-ID`, and gets what the request sent since, then the rest.
+    /// For work that runs long, so that no connection is held open while it waits. Only a
+    /// legacy HTTP session's streams are resumable: elsewhere (stdio, 2026-07-28, an inline
+    /// handler, whose answer comes at once) this does nothing.
+    pub fn close_stream(&self) {
+        if let Sink::Job { job, notify, .. } = &self.sink {
+            notify.close_stream(*job);
+        }
+    }
+
     fn send(&self, line: BytesMut) {
         match &self.sink {
             Sink::Inline(notes) => notes.borrow_mut().extend_from_slice(&line),
@@ -562,6 +580,11 @@ impl Context {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         self.0.signal.is_cancelled()
+    }
+
+    /// As [`Ctx::close_stream`].
+    pub fn close_stream(&self) {
+        self.0.notify.close_stream(self.0.job);
     }
 
     /// Resolves when the request is cancelled.

@@ -38,6 +38,7 @@ pub mod auth;
 mod body;
 #[cfg(feature = "jwt")]
 pub mod jwt;
+mod resume;
 mod session;
 
 pub use auth::{AuthLayer, AuthService, Principal, ProtectedResource, TokenVerifier};
@@ -360,7 +361,14 @@ impl Inner {
             .flatten()
             .map(str::to_owned);
         match (req.method(), &session_id) {
-            (&Method::GET, Some(id)) => return self.sessions.stream(id, now_ms()),
+            (&Method::GET, Some(id)) => {
+                let last = req
+                    .headers()
+                    .get("last-event-id")
+                    .and_then(|v| v.to_str().ok())
+                    .filter(|v| !v.trim().is_empty());
+                return self.sessions.stream(id, last, now_ms());
+            }
             (&Method::DELETE, Some(id)) => return self.sessions.delete(id),
             _ => {}
         }

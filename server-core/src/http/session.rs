@@ -6,12 +6,15 @@
 //! (JSON when they are ready at once or before anything else, SSE when a notification of its
 //! work comes first). Whatever answers no POST (a task's status notification) goes on the
 //! session's `GET` stream when one is open. Unlike 2026-07-28, a closed POST stream is not a
-//! cancel: the client sends `notifications/cancelled`.
+//! cancel: the client sends `notifications/cancelled`. Every stream is resumable
+//! ([`super::resume`]): what it sends is kept, with event ids, for a `GET` with
+//! `Last-Event-ID`.
 
 use super::body::{
     AbortOnDrop, McpBody, OwnLine, Streams, empty, json_response, refuse, sse_event, sse_response,
     too_many_streams,
 };
+use super::resume::{self, CLOSE, lock};
 use crate::connection::Connection;
 use crate::ctx::Principal;
 use crate::ctx::{JobId, Notify};
@@ -23,7 +26,7 @@ use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Response, StatusCode};
 use janus_codec::{IdBuf, Parsed, Parser, ProtocolVersion};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -58,16 +61,14 @@ struct State {
     /// Where each running job's notifications go: the POST that started it.
     routes: HashMap<JobId, mpsc::Sender<Bytes>>,
     handles: HashMap<JobId, tokio::task::AbortHandle>,
-    /// The session's server-to-client stream (`GET`).
+    /// The session's server-to-client stream (`GET`): its writer's channel, and its log.
     stream: Option<mpsc::Sender<Bytes>>,
+    get_log: Option<resume::Shared>,
+    /// What the session's streams sent, for their resumption.
+    logs: resume::Logs,
     last_used_ms: u64,
     /// When a wake-up for the connection's input deadlines is set.
     deadline_armed: Option<u64>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every update under these locks is a few assignments: a poisoned lock is taken over.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The session's [`Notify`]: a job's notifications go to the POST that started it, else to
@@ -86,6 +87,16 @@ impl Notify for Routed {
             return;
         }
         self.deliver(job, &line);
+    }
+
+    fn close_stream(&self, job: JobId) {
+        let Some(session) = self.0.upgrade() else {
+            return;
+        };
+        let st = lock(&session.state);
+        if let Some(tx) = st.routes.get(&job) {
+            let _ = tx.try_send(CLOSE);
+        }
     }
 }
 
@@ -259,7 +270,7 @@ impl State {
                 }
                 To::Stream => {
                     if let Some(s) = &self.stream {
-                        let _ = s.try_send(sse_event(&line));
+                        let _ = s.try_send(line.freeze());
                     }
                 }
             }
@@ -364,6 +375,8 @@ impl Sessions {
                         routes: HashMap::new(),
                         handles: HashMap::new(),
                         stream: None,
+                        get_log: None,
+                        logs: resume::Logs::default(),
                         last_used_ms: now_ms,
                         deadline_armed: None,
                     }),
@@ -414,8 +427,14 @@ impl Sessions {
         post(session, body, principal, now_ms, &self.streams).await
     }
 
-    /// `GET`: the session's server-to-client stream, one at a time.
-    pub(super) fn stream(&self, id: &str, now_ms: u64) -> Response<McpBody> {
+    /// `GET`: the session's server-to-client stream, one at a time; with `Last-Event-ID`,
+    /// the resumption of the stream that sent that event (a POST's or the `GET` stream).
+    pub(super) fn stream(
+        &self,
+        id: &str,
+        last_event_id: Option<&str>,
+        now_ms: u64,
+    ) -> Response<McpBody> {
         let Some(session) = self.get(id, now_ms) else {
             return refuse(
                 StatusCode::NOT_FOUND,
@@ -424,7 +443,27 @@ impl Sessions {
             );
         };
         let mut st = lock(&session.state);
-        if st.stream.as_ref().is_some_and(|s| !s.is_closed()) {
+        if let Some(last) = last_event_id {
+            let Some((log, seq)) = st.logs.find(last) else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::INVALID_REQUEST,
+                    "Unknown Last-Event-ID: no stream of this session sent it",
+                );
+            };
+            let Some(permit) = self.streams.try_open() else {
+                return too_many_streams();
+            };
+            let Some(rx) = lock(&log).resume(seq, STREAM_ROOM) else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    janus_codec::INVALID_REQUEST,
+                    "The events after this Last-Event-ID are no longer kept",
+                );
+            };
+            return sse_response(rx, AbortOnDrop(Vec::new()), Some(permit));
+        }
+        if st.get_log.as_ref().is_some_and(|l| lock(l).is_read()) {
             return refuse(
                 StatusCode::CONFLICT,
                 janus_codec::INVALID_REQUEST,
@@ -434,9 +473,21 @@ impl Sessions {
         let Some(permit) = self.streams.try_open() else {
             return too_many_streams();
         };
-        let (tx, rx) = mpsc::channel(STREAM_ROOM);
+        let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM);
+        let (log, body) = open_stream(&mut st, STREAM_ROOM);
+        // NB. A stream opened again is a new one: the old one's writer ends with its channel.
         st.stream = Some(tx);
-        sse_response(rx, AbortOnDrop(Vec::new()), Some(permit))
+        st.get_log = Some(Arc::clone(&log));
+        let weak = Arc::downgrade(&session);
+        tokio::spawn(async move {
+            while let Some(b) = rx.recv().await {
+                forward(&log, &b);
+            }
+            if let Some(s) = weak.upgrade() {
+                lock(&s.state).logs.ended(&log);
+            }
+        });
+        sse_response(body, AbortOnDrop(Vec::new()), Some(permit))
     }
 
     /// `DELETE`: ends the session (its work is dropped).
@@ -513,68 +564,90 @@ async fn post(
         };
     }
     drop(tx);
-    let to_event = |b: Bytes| {
-        if b.starts_with(b"event:") {
-            b
-        } else {
-            sse_event(&b)
-        }
-    };
     // Lines of this POST written at once that are not all answers (an inline handler's
     // notifications, a server request for one of its requests) make it a stream.
-    let own_events: Vec<Bytes> = own[..]
+    let own_lines: Vec<&[u8]> = own[..]
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
-        .map(sse_event)
         .collect();
-    if answered_now {
-        let (stx, srx) = mpsc::channel(own_events.len().max(1));
-        for e in own_events {
-            let _ = stx.try_send(e);
-        }
-        return sse_response(srx, AbortOnDrop(Vec::new()), permit);
-    }
-    let first = if let Some(first) = own_events.first() {
-        first.clone()
-    } else {
+    let first = if own_lines.is_empty() {
         // The answer (or a notification first, which makes it a stream) comes from the work.
         let Some(first) = rx.recv().await else {
             // Every request of the POST was cancelled: nothing more comes for it.
             return empty(StatusCode::ACCEPTED);
         };
-        if !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
+        if first != CLOSE && !first.starts_with(b"event:") && remaining(&session, &ids) == 0 {
             return json_response(StatusCode::OK, BytesMut::from(first));
         }
-        first
+        Some(first)
+    } else {
+        None
     };
-    let (stx, srx) = mpsc::channel(STREAM_ROOM.max(own_events.len() + 1));
-    let _ = stx.try_send(to_event(first));
-    for e in own_events.into_iter().skip(1) {
-        let _ = stx.try_send(e);
+    let (log, body) = open_stream(&mut lock(&session.state), STREAM_ROOM + own_lines.len());
+    for line in own_lines {
+        lock(&log).write(line);
     }
-    let session2 = Arc::clone(&session);
+    if let Some(b) = first {
+        forward(&log, &b);
+    }
+    if answered_now {
+        lock(&session.state).logs.ended(&log);
+        return sse_response(body, AbortOnDrop(Vec::new()), permit);
+    }
+    let weak = Arc::downgrade(&session);
+    drop(session);
     tokio::spawn(async move {
-        'stream: while let Some(b) = rx.recv().await {
-            if stx.send(to_event(b)).await.is_err() {
-                break;
-            }
-            if remaining(&session2, &ids) == 0 {
-                // NB. An answer leaves `waiting` and enters the channel under the same lock:
-                // once none waits, every answer is in the channel. What is there goes out,
-                // then the stream ends.
-                while let Ok(b) = rx.try_recv() {
-                    if stx.send(to_event(b)).await.is_err() {
-                        break 'stream;
-                    }
-                }
-                break;
-            }
+        // NB. A client that went away resumes with `Last-Event-ID`: the stream is written
+        // to its log until every answer is in, whoever reads it.
+        while remaining_of(&weak, &ids) > 0 {
+            let Some(b) = rx.recv().await else { break };
+            forward(&log, &b);
         }
-        // The POST's jobs still running send their notifications to the GET stream now.
-        let mut st = lock(&session2.state);
-        st.routes.retain(|_, tx| !tx.is_closed());
+        // NB. An answer leaves `waiting` and enters the channel under the same lock: once
+        // none waits, every answer is in the channel. What is there goes out, then the
+        // stream ends.
+        while let Ok(b) = rx.try_recv() {
+            forward(&log, &b);
+        }
+        drop(rx);
+        if let Some(session) = weak.upgrade() {
+            let mut st = lock(&session.state);
+            st.logs.ended(&log);
+            // The POST's jobs still running send their notifications to the GET stream now.
+            st.routes.retain(|_, tx| !tx.is_closed());
+        }
     });
-    sse_response(srx, AbortOnDrop(Vec::new()), permit)
+    sse_response(body, AbortOnDrop(Vec::new()), permit)
+}
+
+/// A new stream of the session, and the channel its connection reads; a 2025-11-25
+/// session's starts with the priming event.
+fn open_stream(st: &mut State, room: usize) -> (resume::Shared, mpsc::Receiver<Bytes>) {
+    let (tx, rx) = mpsc::channel(room + 2);
+    let prime = st
+        .conn
+        .negotiated()
+        .is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+    let log = st.logs.open(tx.clone());
+    if prime {
+        let _ = tx.try_send(lock(&log).priming());
+    }
+    (log, rx)
+}
+
+/// Writes what came on a stream's channel: an event, or a handler's [`CLOSE`].
+fn forward(log: &resume::Shared, b: &Bytes) {
+    let mut l = lock(log);
+    if *b == CLOSE {
+        l.let_go();
+    } else {
+        l.write(b);
+    }
+}
+
+/// [`remaining`] of a session that may be gone (then none).
+fn remaining_of(session: &Weak<Session>, ids: &[IdBuf]) -> usize {
+    session.upgrade().map_or(0, |s| remaining(&s, ids))
 }
 
 /// How many of `ids` still wait for their answer.

@@ -27,12 +27,34 @@ impl Reply {
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
 
-    /// The `data` of each SSE event.
+    /// The `data` of each SSE event that has some (not a priming event's).
     pub(crate) fn events(&self) -> Vec<Value> {
+        self.sse()
+            .into_iter()
+            .filter(|(_, d)| !d.is_empty())
+            .map(|(_, d)| serde_json::from_str(&d).unwrap())
+            .collect()
+    }
+
+    /// Each SSE event's id and data (empty for a priming event), in order; fields other
+    /// than these (`retry`, `event`) are left out.
+    pub(crate) fn sse(&self) -> Vec<(Option<String>, String)> {
         String::from_utf8_lossy(&self.body)
             .split("\n\n")
-            .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")))
-            .map(|d| serde_json::from_str(d).unwrap())
+            .filter(|e| e.lines().any(|l| l.starts_with("data:")))
+            .map(|e| {
+                let id = e
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id: "))
+                    .map(str::to_owned);
+                let data = e
+                    .lines()
+                    .find_map(|l| l.strip_prefix("data:"))
+                    .unwrap_or_default()
+                    .trim_start()
+                    .to_owned();
+                (id, data)
+            })
             .collect()
     }
 }
