@@ -22,9 +22,9 @@ const KEPT_EVENTS: usize = 1024;
 /// The most bytes one stream keeps.
 const KEPT_BYTES: usize = 4 << 20;
 /// The most bytes a session keeps of its ended streams (the newest are kept).
-const ENDED_BYTES: usize = 1 << 20;
+const ENDED_BYTES: usize = 256 << 10;
 /// The most ended streams a session keeps.
-const ENDED_STREAMS: usize = 64;
+const ENDED_STREAMS: usize = 32;
 
 /// The note a handler's [`crate::Ctx::close_stream`] leaves on its POST's channel: it ends
 /// the connection there, not the stream. No line the connection writes is empty.
