@@ -13,7 +13,7 @@ set -euo pipefail
 CARGO_FUZZ_VERSION=0.13.2
 FUZZ="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(dirname "$FUZZ")"
-ALL_TARGETS=(frame message era encode connection)
+ALL_TARGETS=(frame message era encode connection input)
 
 if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ || $1 -lt 1 ]]; then
   echo "usage: $0 SECONDS [TARGET...]   (targets: ${ALL_TARGETS[*]})" >&2
