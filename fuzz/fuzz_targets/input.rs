@@ -4,9 +4,11 @@
 //! A modern connection gets calls of tools that ask for input (inline, over two rounds with a
 //! state of their own, from inside asynchronous work), retries of the last `input_required`
 //! answer whose `requestState` was edited byte by byte, dropped, forged, or sent for another
-//! tool or other arguments, with `inputResponses` of every shape. A handshake session gets
-//! the same tools, replies (results, errors, junk) to the server's requests and to requests
-//! it never sent, cancels, and time that passes the input timeout.
+//! tool or other arguments, with `inputResponses` of every shape; it also listens
+//! (`subscriptions/listen`, filters of every shape) while the server's lists change, and
+//! cancels. A handshake session gets the same tools, replies (results, errors, junk) to the
+//! server's requests and to requests it never sent, cancels, and time that passes the input
+//! timeout.
 //!
 //! Invariants: nothing panics; every line written is compact JSON-RPC 2.0; every request is
 //! answered exactly once (a cancelled one at most once), at once, when its work ends, when
@@ -14,7 +16,10 @@
 //! to a request never sent writes nothing; an `input_required` answer has a `requestState`
 //! string and a non-empty `inputRequests` object; a retry whose state differs from the
 //! state the server sealed, or that names another tool or other arguments, is `-32602`;
-//! the server's own requests have integer ids and one of the three input methods.
+//! the server's own requests have integer ids and one of the three input methods; on the
+//! modern side every change notification is tagged with the `subscriptionId` of a listen
+//! that is open (never of one cancelled), and a listen still open at the end of the input is
+//! answered `complete`, tagged.
 
 #![no_main]
 
@@ -109,8 +114,9 @@ thread_local! {
         .start_paused(true)
         .build()
         .expect("a runtime");
-    static SERVER: Arc<Server> = server();
 }
+
+const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 
 #[derive(Arbitrary, Debug)]
 enum AnswerT {
@@ -180,6 +186,13 @@ enum Step {
     Reply { which: u8, answer: AnswerT, error: bool, stray: bool },
     /// A cancel of a handshake session's request.
     Cancel { which: u8 },
+    /// A modern `subscriptions/listen`.
+    Listen { filter: FilterT },
+    /// A cancel of a modern request (a listen, most often).
+    ModernCancel { which: u8 },
+    /// The server's lists change: a tool added or removed, a resource updated, or every
+    /// listen ended.
+    Change { what: u8, n: u8 },
     /// Time passes, by `secs` tenths of a second.
     Time { tenths: u8 },
     /// The jobs run until none does.
@@ -188,9 +201,38 @@ enum Step {
 
 const KEYS: [&str; 6] = ["name", "a", "b", "m", "r", "zz"];
 
+#[derive(Arbitrary, Debug)]
+enum FilterT {
+    Absent,
+    Tools,
+    All(Vec<u8>),
+    Junk(i64),
+    WrongUris,
+}
+
+impl FilterT {
+    fn value(&self) -> Option<Value> {
+        Some(match self {
+            Self::Absent => return None,
+            Self::Tools => json!({"toolsListChanged": true}),
+            Self::All(uris) => json!({
+                "toolsListChanged": true,
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+                "resourceSubscriptions": uris.iter().take(3).map(|u| format!("r://{}", u % 4)).collect::<Vec<_>>(),
+            }),
+            Self::Junk(n) => json!(n),
+            Self::WrongUris => json!({"resourceSubscriptions": [1, 2]}),
+        })
+    }
+}
+
 struct Side {
     conn: Connection,
     runner: Runner,
+    /// The raw ids of the listens open, and of those cancelled.
+    listens: Vec<i64>,
+    cancelled: Vec<i64>,
     /// Requests not yet answered, by id: how many answers each may still get, and whether
     /// it must get one.
     open: HashMap<i64, bool>,
@@ -198,14 +240,16 @@ struct Side {
 }
 
 impl Side {
-    fn new() -> Self {
-        let mut conn = Connection::new(SERVER.with(Arc::clone));
+    fn new(server: &Arc<Server>) -> Self {
+        let mut conn = Connection::new(Arc::clone(server));
         let runner = Runner::new();
         runner.attach(&mut conn);
         conn.handle_time(START_MS);
         Self {
             conn,
             runner,
+            listens: Vec::new(),
+            cancelled: Vec::new(),
             open: HashMap::new(),
             next: 100,
         }
@@ -248,6 +292,19 @@ impl Side {
             );
             assert_eq!(v["jsonrpc"], "2.0", "{v}");
             if v.get("method").is_some() {
+                let m = v["method"].as_str().unwrap_or_default();
+                if m.ends_with("list_changed")
+                    || m.ends_with("resources/updated")
+                    || m.ends_with("acknowledged")
+                {
+                    if let Some(tag) = v["params"]["_meta"][SUB].as_i64() {
+                        assert!(self.listens.contains(&tag), "a change for a listen not open: {v}");
+                        assert!(!self.cancelled.contains(&tag), "a change after the cancel: {v}");
+                    } else {
+                        // NB. Untagged changes go to a handshake session only.
+                        assert!(self.listens.is_empty() && self.cancelled.is_empty(), "{v}");
+                    }
+                }
                 if v.get("id").is_some() {
                     assert!(v["id"].is_i64(), "a server request's id: {v}");
                     let m = v["method"].as_str().unwrap_or_default();
@@ -263,6 +320,13 @@ impl Side {
                     self.open.remove(&id).is_some(),
                     "one answer per request: {v}"
                 );
+                if let Some(at) = self.listens.iter().position(|l| *l == id) {
+                    self.listens.remove(at);
+                    if v.get("result").is_some() {
+                        assert_eq!(v["result"]["resultType"], "complete", "{v}");
+                        assert_eq!(v["result"]["_meta"][SUB], id, "{v}");
+                    }
+                }
                 if let Some(r) = v.get("result")
                     && r["resultType"] == "input_required"
                 {
@@ -278,13 +342,23 @@ impl Side {
         got
     }
 
+    /// Runs the jobs until none runs, or until those left wait for something only a later
+    /// step brings (a listen: the paused clock then jumps to the bound).
     fn run(&mut self) -> Vec<Value> {
         let mut all = Vec::new();
         while !self.runner.is_idle() {
             let mut out = BytesMut::new();
             let (runner, conn) = (&mut self.runner, &mut self.conn);
-            RUNTIME.with(|rt| rt.block_on(runner.next(conn, &mut out)));
+            let ran = RUNTIME.with(|rt| {
+                rt.block_on(async {
+                    tokio::time::timeout(Duration::from_secs(3600), runner.next(conn, &mut out))
+                        .await
+                })
+            });
             all.extend(self.take(&out));
+            if ran.is_err() {
+                break;
+            }
         }
         all
     }
@@ -322,8 +396,9 @@ struct Round {
 }
 
 fuzz_target!(|steps: Vec<Step>| {
-    let mut modern = Side::new();
-    let mut legacy = Side::new();
+    let server = server();
+    let mut modern = Side::new(&server);
+    let mut legacy = Side::new(&server);
     let init = json!({
         "protocolVersion": "2025-11-25",
         "capabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
@@ -458,6 +533,53 @@ fuzz_target!(|steps: Vec<Step>| {
                 let line = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
                 let got = legacy.send(&line.to_string());
                 note(&got, &mut asked);
+            }
+            Step::Listen { filter } => {
+                let mut p = json!({"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                }});
+                if let Some(f) = filter.value() {
+                    p["notifications"] = f;
+                }
+                modern.listens.push(modern.next + 1);
+                modern.request("subscriptions/listen", p);
+                modern.run();
+            }
+            Step::ModernCancel { which } => {
+                let ids: Vec<i64> = modern.open.keys().copied().collect();
+                if ids.is_empty() {
+                    continue;
+                }
+                let id = ids[usize::from(which) % ids.len()];
+                modern.open.insert(id, false);
+                modern.cancelled.push(id);
+                let line = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                    "requestId": id,
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    },
+                }});
+                modern.send(&line.to_string());
+                modern.run();
+            }
+            Step::Change { what, n } => {
+                let name = format!("new{}", n % 4);
+                match what % 4 {
+                    0 => {
+                        let spec = ToolSpec::new(&name, "new", r#"{"type":"object"}"#).expect("a spec");
+                        let _ = server.add_tool(spec, ask);
+                    }
+                    1 => {
+                        server.remove_tool(&name);
+                    }
+                    2 => server.resource_updated(&format!("r://{}", n % 4)),
+                    _ => server.end_subscriptions(),
+                }
+                let got = legacy.run();
+                note(&got, &mut asked);
+                modern.run();
             }
             Step::Time { tenths } => {
                 now += u64::from(tenths) * 100;
