@@ -214,36 +214,55 @@ fn frames(era: Era, n: u64) -> Vec<Bytes> {
     template_frames(&RequestTemplate::new(era, "abcdefghijklmnop"), n)
 }
 
+/// One group: a `Connection` of `era` over the demo server against `serde` on the same
+/// frames, each side with an output buffer of `room` bytes.
+fn pair(
+    c: &mut Criterion,
+    name: &str,
+    era: Era,
+    frames: &[Bytes],
+    room: usize,
+    mut serde: impl FnMut(&[u8], &mut Vec<u8>) -> usize,
+) {
+    let mut g = c.benchmark_group(format!("dispatch/{name} {}", era.name()));
+    g.throughput(Throughput::Elements(1));
+    let mut conn = Connection::new(demo::server());
+    let mut out = BytesMut::with_capacity(room);
+    if era == Era::Legacy {
+        conn.handle_line(&INITIALIZE[..INITIALIZE.len() - 1], &mut out);
+    }
+    let mut i = 0;
+    g.bench_function("janus Connection", |b| {
+        b.iter(|| {
+            out.clear();
+            let frame = &frames[i % frames.len()];
+            i += 1;
+            conn.handle_line(black_box(frame), &mut out);
+            out.len()
+        });
+    });
+    let mut vec = Vec::with_capacity(room);
+    let mut j = 0;
+    g.bench_function("serde typed request + response", |b| {
+        b.iter(|| {
+            let frame = &frames[j % frames.len()];
+            j += 1;
+            serde(black_box(frame), &mut vec)
+        });
+    });
+    g.finish();
+}
+
 fn dispatch(c: &mut Criterion) {
     for era in [Era::Legacy, Era::Modern] {
-        let frames = frames(era, 1024);
-        let mut g = c.benchmark_group(format!("dispatch/echo 16 B {}", era.name()));
-        g.throughput(Throughput::Elements(1));
-        let mut conn = Connection::new(demo::server());
-        let mut out = BytesMut::with_capacity(1 << 16);
-        if era == Era::Legacy {
-            conn.handle_line(&INITIALIZE[..INITIALIZE.len() - 1], &mut out);
-        }
-        let mut i = 0;
-        g.bench_function("janus Connection", |b| {
-            b.iter(|| {
-                out.clear();
-                let frame = &frames[i % frames.len()];
-                i += 1;
-                conn.handle_line(black_box(frame), &mut out);
-                out.len()
-            });
-        });
-        let mut vec = Vec::with_capacity(1 << 16);
-        let mut j = 0;
-        g.bench_function("serde typed request + response", |b| {
-            b.iter(|| {
-                let frame = &frames[j % frames.len()];
-                j += 1;
-                serde_handle(black_box(frame), &mut vec)
-            });
-        });
-        g.finish();
+        pair(
+            c,
+            "echo 16 B",
+            era,
+            &frames(era, 1024),
+            1 << 16,
+            serde_handle,
+        );
     }
 }
 
@@ -264,33 +283,9 @@ fn surface(c: &mut Criterion) {
     for era in [Era::Legacy, Era::Modern] {
         for (name, method, members) in &workloads {
             let frames = template_frames(&RequestTemplate::call(era, method, members), 256);
-            let mut g = c.benchmark_group(format!("dispatch/{name} {}", era.name()));
-            g.throughput(Throughput::Elements(1));
-            let mut conn = Connection::new(demo::server());
-            let mut out = BytesMut::with_capacity(1 << 18);
-            if era == Era::Legacy {
-                conn.handle_line(&INITIALIZE[..INITIALIZE.len() - 1], &mut out);
-            }
-            let mut i = 0;
-            g.bench_function("janus Connection", |b| {
-                b.iter(|| {
-                    out.clear();
-                    let frame = &frames[i % frames.len()];
-                    i += 1;
-                    conn.handle_line(black_box(frame), &mut out);
-                    out.len()
-                });
+            pair(c, name, era, &frames, 1 << 18, |f, v| {
+                serde_surface(f, &text, v)
             });
-            let mut vec = Vec::with_capacity(1 << 18);
-            let mut j = 0;
-            g.bench_function("serde typed request + response", |b| {
-                b.iter(|| {
-                    let frame = &frames[j % frames.len()];
-                    j += 1;
-                    serde_surface(black_box(frame), &text, &mut vec)
-                });
-            });
-            g.finish();
         }
     }
 }
