@@ -16,7 +16,7 @@ use crate::ctx::{CancelSignal, JobId};
 use crate::tools::ToolFuture;
 use crate::wire::Shape;
 use bytes::{BufMut, Bytes, BytesMut};
-use janus_codec::IdBuf;
+use janus_codec::{Id, IdBuf};
 use smallvec::SmallVec;
 use std::collections::{HashMap, VecDeque};
 
@@ -330,6 +330,11 @@ impl Jobs {
     /// The next action for the driver.
     pub(crate) fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
+    }
+
+    /// The request job `job` answers (none for a task's work, or a job not in the book).
+    pub(crate) fn request_of(&self, job: JobId) -> Option<Id<'_>> {
+        self.entries.get(&job)?.request.as_ref().map(IdBuf::as_id)
     }
 
     /// True while job `job` is live: its notifications and answer are still wanted.

@@ -29,6 +29,7 @@ fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcE
             .ask("name", InputRequest::elicit("Your name?", schema)?)
             .into());
     };
+    ctx.progress(1.0, None, Some("named"));
     out.text(&format!("Hello, {name}"));
     Ok(())
 }
@@ -50,6 +51,7 @@ fn ask_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
                 .ask("name", InputRequest::elicit("Your name?", schema)?)
                 .into());
         };
+        ctx.progress(1.0, None, Some("named"));
         Ok(ToolResult::text(format!("Hello, {name}")))
     }))
 }
@@ -104,6 +106,34 @@ impl Stream {
         Self {
             tcp,
             seen: String::new(),
+        }
+    }
+
+    /// The session's `GET` stream.
+    async fn get(addr: SocketAddr, sid: &str) -> Self {
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-session-id: {sid}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n"
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        let mut s = Self {
+            tcp,
+            seen: String::new(),
+        };
+        // NB. Open once its priming event is in: what follows goes to it.
+        s.primed().await;
+        s
+    }
+
+    async fn primed(&mut self) {
+        let mut buf = vec![0u8; 1024];
+        while !self.seen.contains("retry: ") {
+            let n = timeout(Duration::from_secs(5), self.tcp.read(&mut buf))
+                .await
+                .expect("the priming event")
+                .unwrap();
+            assert!(n > 0, "the stream ended: {}", self.seen);
+            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
         }
     }
 
@@ -170,6 +200,54 @@ async fn asynchronous_work_that_asks_a_modern_request_answers_input_required() {
     );
     let v = request(addr, "POST", "/mcp", &h, &call(&more)).await.json();
     assert_eq!(v["result"]["content"][0]["text"], "Hello, Ro", "{v}");
+}
+
+#[tokio::test]
+async fn the_work_a_reply_replays_sends_its_notifications_to_its_requests_stream() {
+    for tool in ["ask_later", "ask_name"] {
+        replay_notifications(tool).await;
+    }
+}
+
+async fn replay_notifications(tool: &str) {
+    let addr = start().await;
+    let sid = session(addr).await;
+    let mut get = Stream::get(addr, &sid).await;
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{{"progressToken":"t"}}}}}}"#
+    );
+    let call = call.as_str();
+    let mut post = Stream::post(addr, &sid, call).await;
+    let asked = post.until(|v| v["method"] == "elicitation/create").await;
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"name":"Di"}}}}}}"#,
+        asked["id"]
+    );
+    let s = [("mcp-session-id", sid.as_str())];
+    // A POST of replies is 202 whatever the work it replays writes.
+    let r = request(addr, "POST", "/mcp", &s, &reply).await;
+    assert_eq!(
+        r.status,
+        202,
+        "{tool}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+    // The replayed work was started by the reply's POST, which has no stream: its progress
+    // goes with its answer, to the call's own stream; nothing to the GET stream.
+    let progress = post
+        .until(|v| v["method"] == "notifications/progress")
+        .await;
+    assert_eq!(progress["params"]["progressToken"], "t", "{progress}");
+    let answer = post
+        .until(|v| v["id"] == 1 && v.get("result").is_some())
+        .await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "Hello, Di",
+        "{answer}"
+    );
+    let mut buf = [0u8; 256];
+    let quiet = timeout(Duration::from_millis(100), get.tcp.read(&mut buf)).await;
+    assert!(quiet.is_err(), "the GET stream stays quiet: {:?}", quiet);
 }
 
 /// A legacy session's call whose tool asks: the server request and the answer ride the

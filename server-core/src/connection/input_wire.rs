@@ -429,6 +429,13 @@ impl Connection {
         }
     }
 
+    /// The client request job `job` answers (none for a task's background work): a
+    /// transport sends the job's notifications where that request's answer goes.
+    #[must_use]
+    pub fn job_request(&self, job: JobId) -> Option<Id<'_>> {
+        self.jobs.request_of(job)
+    }
+
     /// The client request a server-to-client request was sent for: a transport routes the
     /// server request where that request's answer goes.
     #[must_use]

@@ -236,14 +236,24 @@ impl State {
     fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> (BytesMut, bool) {
         let mut own = BytesMut::new();
         let mut events = false;
+        // Notifications with no POST of their own (an inline handler's, replayed by a
+        // reply): they go where the answer after them goes.
+        let mut held: Vec<BytesMut> = Vec::new();
         while !out.is_empty() {
             // NB. Compact JSON holds no raw line break: each one ends a line. A single line
             // (the usual case) moves whole, without a copy.
             let end = memchr::memchr(b'\n', &out).map_or(out.len(), |i| i + 1);
             let line = out.split_to(end);
             let ids = answered_ids(&line);
+            let answer = !ids.is_empty();
             let to = if ids.is_empty() {
-                self.not_an_answer(&line, mine)
+                match self.not_an_answer(&line, mine) {
+                    To::Stream if mine.is_none() => {
+                        held.push(line);
+                        continue;
+                    }
+                    to => to,
+                }
             } else {
                 // NB. A batch's line answers every id in it: each stops waiting.
                 let mut to = To::Stream;
@@ -259,6 +269,11 @@ impl State {
             };
             match to {
                 To::Mine => {
+                    if answer {
+                        for h in held.drain(..) {
+                            own.extend_from_slice(&h);
+                        }
+                    }
                     if own.is_empty() {
                         own = line;
                     } else {
@@ -266,6 +281,11 @@ impl State {
                     }
                 }
                 To::Other(tx) => {
+                    if answer {
+                        for h in held.drain(..) {
+                            let _ = tx.try_send(h.freeze());
+                        }
+                    }
                     let _ = tx.try_send(line.freeze());
                 }
                 To::Stream => {
@@ -273,6 +293,11 @@ impl State {
                         let _ = s.try_send(line.freeze());
                     }
                 }
+            }
+        }
+        if let Some(s) = &self.stream {
+            for h in held {
+                let _ = s.try_send(h.freeze());
             }
         }
         if !own.is_empty() {
@@ -539,10 +564,11 @@ async fn post(
         let cancelled = cancelled_ids(&read);
         let mut out = BytesMut::new();
         st.conn.handle_read(read, &mut out);
-        let own = st.route(out, Some(&tx));
+        // NB. A POST without requests is answered 202: nothing rides its response.
+        let own = st.route(out, (!ids.is_empty()).then_some(&tx));
         // NB. Work started by a POST without requests (the client's replies to server
         // requests replay the request they were for) has no stream of that POST to use: its
-        // notifications go to the GET stream.
+        // notifications go to the stream of the request it answers, else the GET stream.
         act(&session, &mut st, (!ids.is_empty()).then_some(&tx));
         arm_deadline(&session, &mut st);
         // NB. A cancelled request is never answered: its POST stops waiting for it.
@@ -662,7 +688,13 @@ fn act(session: &Arc<Session>, st: &mut State, route: Option<&mpsc::Sender<Bytes
     while let Some(action) = st.conn.poll_action() {
         match action {
             Action::Run { job, work } => {
-                if let Some(tx) = route {
+                // NB. Work a reply replays answers a request whose POST still waits: its
+                // notifications go there too.
+                let waiting = st
+                    .conn
+                    .job_request(job)
+                    .and_then(|r| st.waiting.get(&r.to_owned()));
+                if let Some(tx) = waiting.or(route) {
                     st.routes.insert(job, tx.clone());
                 }
                 let handle = spawn(Arc::downgrade(session), job, work);
