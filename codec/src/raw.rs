@@ -151,6 +151,40 @@ impl<'buf> RawJson<'buf> {
     }
 }
 
+impl<'buf> RawJson<'buf> {
+    /// True when the value is an array.
+    #[must_use]
+    pub fn is_array(self) -> bool {
+        self.0.starts_with('[')
+    }
+
+    /// The elements of an array, in order; empty for other values.
+    #[must_use]
+    pub fn elements(self) -> Vec<Self> {
+        let mut out = Vec::new();
+        if !self.is_array() {
+            return out;
+        }
+        let text = Text::of_str(self.0);
+        let mut sc = Scanner::validated(self.0.as_bytes());
+        // The text is validated, so none of these steps can fail; stop quietly if one does.
+        let _ = (|| -> Result<(), Error> {
+            if !sc.enter_array()? {
+                return Ok(());
+            }
+            loop {
+                let start = sc.mark()?;
+                sc.value(1)?;
+                out.push(RawJson(text.span(sc.since(start))));
+                if !sc.element_end()? {
+                    return Ok(());
+                }
+            }
+        })();
+        out
+    }
+}
+
 /// Calls `f(raw key, key has escapes, value)` for each member of a validated object.
 pub(crate) fn for_each_member<'buf>(
     obj: RawJson<'buf>,
@@ -473,6 +507,21 @@ mod tests {
         assert_eq!(out, "\u{e9}\t\u{fc}");
         assert!(raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}\u{e9}"));
         assert!(!raw_eq("\u{e9}\\u00e9".as_bytes(), true, "\u{e9}e"));
+    }
+
+    #[test]
+    fn elements_read_an_array_in_order_whatever_its_spacing() {
+        let v = RawJson::parse(" [ 1 , {\"a\":[2,3]} ,\"x,]\" , [] , null ] ").unwrap();
+        assert!(v.is_array());
+        assert_eq!(
+            v.elements()
+                .into_iter()
+                .map(RawJson::as_str)
+                .collect::<Vec<_>>(),
+            ["1", r#"{"a":[2,3]}"#, r#""x,]""#, "[]", "null"]
+        );
+        assert!(RawJson::parse("[ ]").unwrap().elements().is_empty());
+        assert!(RawJson::parse(r#"{"a":1}"#).unwrap().elements().is_empty());
     }
 
     #[test]

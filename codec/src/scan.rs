@@ -957,6 +957,43 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
+    /// After an array element: `Ok(true)` at `,` (another element follows), `Ok(false)` at
+    /// `]`.
+    #[inline]
+    pub(crate) fn element_end(&mut self) -> Result<bool, Error> {
+        match self.peek_past_ws() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Err(Error::Syntax),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// At `[`: enters the array of validated text. `Ok(false)` when it is empty (and
+    /// consumed whole).
+    #[inline]
+    pub(crate) fn enter_array(&mut self) -> Result<bool, Error> {
+        if self.peek() != Some(b'[') {
+            return Err(Error::Syntax);
+        }
+        // INVARIANT of `pos`: past the `[`.
+        self.pos += 1;
+        match self.peek_past_ws() {
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Ok(true),
+            None => Err(Error::Truncated),
+        }
+    }
+
     /// At `{`: enters the object. `Ok(false)` when it is empty (and consumed whole).
     #[inline]
     pub(crate) fn enter_object(&mut self, depth: usize) -> Result<bool, Error> {

@@ -1,0 +1,889 @@
+//! The client: one connection to one server, its lifecycle settled at [`Client::connect`],
+//! then requests in flight together (pipelined, matched by id), each with its own timeout.
+//!
+//! The read path takes a line from the transport, reads it in place with the codec, finds the
+//! request it answers and hands over the line itself (no copy): the caller's [`Reply`] holds
+//! it, and the normalised results are read from it.
+
+use crate::core::{Core, Identity, Incoming, Probe, probe_outcome};
+use crate::error::{Error, Rejection};
+use crate::input::Callbacks;
+use crate::result::{CallResult, SERVER_INFO};
+use crate::spec::ToolSpec;
+use crate::transport::{self, Stderr, Transport};
+use bytes::{BufMut, Bytes, BytesMut};
+use janus_codec::{Id, Parser, ProtocolVersion, RawJson, encode};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long the `Auto` probe waits for `server/discover` before it falls back.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default timeout of a request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default bound on a 2026-07-28 request's input rounds.
+pub const DEFAULT_MAX_ROUNDS: usize = 8;
+
+/// How the client settles the revision with a server (`decisions.md`, "Client").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// The `initialize` handshake, offering 2025-11-25 (the default).
+    #[default]
+    Legacy,
+    /// 2026-07-28, pinned: no negotiation traffic.
+    Modern,
+    /// `server/discover` first; modern when it answers so, else the handshake.
+    Auto,
+}
+
+impl Mode {
+    /// Reads a mode's name (`legacy`, `modern`, `auto`).
+    ///
+    /// # Errors
+    ///
+    /// Any other name: a configuration error, never a silent default.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "legacy" => Ok(Self::Legacy),
+            "modern" => Ok(Self::Modern),
+            "auto" => Ok(Self::Auto),
+            other => Err(Error::Config(format!(
+                "unknown protocol mode {other:?} (legacy, modern or auto)"
+            ))),
+        }
+    }
+}
+
+/// What the lifecycle settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Negotiated {
+    /// The revision requests are made in.
+    pub version: ProtocolVersion,
+    /// The server's `serverInfo`, compact JSON, when it told it.
+    pub server_info: Option<String>,
+    /// The server's capabilities, compact JSON, when it told them.
+    pub capabilities: Option<String>,
+    /// The server's instructions.
+    pub instructions: Option<String>,
+}
+
+/// The outcomes of mode `Auto`, remembered per server (its command line or address), so a
+/// second connection to the same server skips the probe.
+#[derive(Debug, Clone, Default)]
+pub struct AutoCache(Arc<Mutex<HashMap<String, Probe>>>);
+
+impl AutoCache {
+    /// The cache every connection uses unless given another.
+    #[must_use]
+    pub fn global() -> Self {
+        static GLOBAL: OnceLock<AutoCache> = OnceLock::new();
+        GLOBAL.get_or_init(Self::default).clone()
+    }
+
+    fn get(&self, key: &str) -> Option<Probe> {
+        lock(&self.0).get(key).copied()
+    }
+
+    fn put(&self, key: String, p: Probe) {
+        lock(&self.0).insert(key, p);
+    }
+
+    /// True when an outcome is remembered for `key`.
+    #[must_use]
+    pub fn knows(&self, key: &str) -> bool {
+        lock(&self.0).contains_key(key)
+    }
+}
+
+/// How a client connects and behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The lifecycle mode.
+    pub mode: Mode,
+    /// Whether the server's hints are trusted (the safety classes depend on it).
+    pub trusted: bool,
+    /// The timeout of every request that sets none.
+    pub timeout: Duration,
+    /// The client's name and version.
+    pub name: String,
+    /// The client's version.
+    pub version: String,
+    /// The callbacks for the server's input requests.
+    pub callbacks: Callbacks,
+    /// The most input rounds of one 2026-07-28 request.
+    pub max_rounds: usize,
+    /// Where mode `Auto` remembers its outcomes.
+    pub cache: AutoCache,
+    /// The longest line read from the server.
+    pub max_frame: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Legacy,
+            trusted: false,
+            timeout: DEFAULT_TIMEOUT,
+            name: "janus-client".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            callbacks: Callbacks::new(),
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            cache: AutoCache::global(),
+            max_frame: janus_codec::DEFAULT_MAX_FRAME_LEN,
+        }
+    }
+}
+
+/// A progress notification of one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// The progress so far.
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// A message.
+    pub message: Option<String>,
+}
+
+/// What one request asks beyond its params.
+#[derive(Debug, Default)]
+pub struct CallOptions {
+    /// Its timeout (the client's default when `None`); on expiry it is cancelled on the wire.
+    pub timeout: Option<Duration>,
+    /// Where its progress notifications go (a progress token is sent when set).
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Cancels it when fired.
+    pub cancel: Option<Cancel>,
+}
+
+/// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<tokio::sync::Notify>, Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// A handle not fired yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels the requests given this handle, now and later.
+    pub fn fire(&self) {
+        self.1.store(true, Ordering::SeqCst);
+        self.0.notify_waiters();
+    }
+
+    async fn fired(&self) {
+        loop {
+            let n = self.0.notified();
+            if self.1.load(Ordering::SeqCst) {
+                return;
+            }
+            n.await;
+        }
+    }
+}
+
+/// An answer: the line it came in, and where its `result` lies in it.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    line: Bytes,
+    start: usize,
+    end: usize,
+}
+
+impl Reply {
+    /// The `result` as JSON text, exactly as the server wrote it.
+    #[must_use]
+    pub fn result_str(&self) -> &str {
+        std::str::from_utf8(&self.line[self.start..self.end]).unwrap_or("null")
+    }
+
+    /// The `result`, read in place.
+    #[must_use]
+    pub fn result(&self) -> RawJson<'_> {
+        RawJson::parse(self.result_str()).unwrap_or_else(|_| {
+            RawJson::parse("null").unwrap_or_else(|_| unreachable!("null is JSON"))
+        })
+    }
+
+    /// The whole line.
+    #[must_use]
+    pub fn line(&self) -> &Bytes {
+        &self.line
+    }
+}
+
+type Waiter = oneshot::Sender<Result<Reply, Error>>;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+struct Inner {
+    out: mpsc::UnboundedSender<Bytes>,
+    core: Mutex<Core>,
+    pending: Mutex<HashMap<i64, Waiter>>,
+    progress: Mutex<HashMap<String, mpsc::UnboundedSender<Progress>>>,
+    /// Why the connection ended, once it has.
+    closed: Mutex<Option<String>>,
+    callbacks: Callbacks,
+    stderr: Stderr,
+    tokens: AtomicU64,
+}
+
+impl Inner {
+    fn closed_error(&self) -> Error {
+        let why = lock(&self.closed)
+            .clone()
+            .unwrap_or_else(|| "the connection is closed".into());
+        let tail = self.stderr.text();
+        if tail.is_empty() {
+            Error::Session(why)
+        } else {
+            Error::Session(format!("{why}; its stderr ends with: {tail}"))
+        }
+    }
+
+    /// One line from the server.
+    fn dispatch(self: &Arc<Self>, line: Bytes) {
+        let Ok(msg) = Parser::new().parse_single(&line) else {
+            tracing::warn!(
+                "the server wrote a line that is no JSON-RPC message: {}",
+                String::from_utf8_lossy(&line[..line.len().min(200)])
+            );
+            return;
+        };
+        match Incoming::of(msg) {
+            Incoming::Answer { id, outcome } => {
+                let Some(w) = lock(&self.pending).remove(&id) else {
+                    return;
+                };
+                let answer = match outcome {
+                    Ok(r) => {
+                        // NB. The result's place in the line, so the reply holds the line.
+                        let start = r.as_str().as_ptr() as usize - line.as_ptr() as usize;
+                        let end = start + r.as_str().len();
+                        Ok(Reply {
+                            line: line.clone(),
+                            start,
+                            end,
+                        })
+                    }
+                    Err(rej) => Err(Error::Rejected(rej)),
+                };
+                let _ = w.send(answer);
+            }
+            Incoming::Request { id, msg } => self.serve_request(id, &msg),
+            Incoming::Notification(msg) => self.notified(&msg),
+            Incoming::Stray => {}
+        }
+    }
+
+    /// A request of the server's: `ping` at once, input requests through the callbacks.
+    fn serve_request(self: &Arc<Self>, id: Id<'_>, msg: &janus_codec::Message<'_>) {
+        let id = id.as_raw().to_owned();
+        if msg.method() == "ping" {
+            self.send_answer(&id, Ok("{}".into()));
+            return;
+        }
+        let params = msg
+            .params()
+            .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
+        let answer = self.callbacks.answer(msg.method(), params);
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let a = answer.await;
+            me.send_answer(&id, a);
+        });
+    }
+
+    fn send_answer(&self, id: &str, a: Result<String, Rejection>) {
+        let mut out = BytesMut::new();
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        out.extend_from_slice(id.as_bytes());
+        match a {
+            Ok(result) if RawJson::parse(&result).is_ok_and(|r| r.is_object()) => {
+                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(result.as_bytes());
+            }
+            other => {
+                let r = other.err().unwrap_or_else(|| Rejection {
+                    code: janus_codec::INTERNAL_ERROR.into(),
+                    message: "The client's answer was not a JSON object".into(),
+                    data: None,
+                });
+                out.extend_from_slice(br#","error":{"code":"#);
+                encode::write_i64(&mut out, r.code);
+                out.extend_from_slice(br#","message":"#);
+                encode::write_str(&mut out, &r.message);
+                if let Some(d) = &r.data {
+                    out.extend_from_slice(br#","data":"#);
+                    out.extend_from_slice(d.as_bytes());
+                }
+                out.put_u8(b'}');
+            }
+        }
+        encode::end_message(&mut out);
+        let _ = self.out.send(out.freeze());
+    }
+
+    fn notified(&self, msg: &janus_codec::Message<'_>) {
+        match msg.method() {
+            "notifications/progress" => {
+                let Some(token) = msg.param("progressToken") else {
+                    return;
+                };
+                let sink = lock(&self.progress).get(token.as_str()).cloned();
+                if let Some(sink) = sink {
+                    let num = |k: &str| msg.param(k).and_then(|v| v.as_str().parse::<f64>().ok());
+                    let _ = sink.send(Progress {
+                        progress: num("progress").unwrap_or(0.0),
+                        total: num("total"),
+                        message: msg
+                            .param("message")
+                            .and_then(RawJson::as_string)
+                            .map(std::borrow::Cow::into_owned),
+                    });
+                }
+            }
+            "notifications/message" => {
+                let level = msg.param("level").and_then(RawJson::as_string);
+                let data = msg.param("data").map_or("", RawJson::as_str);
+                tracing::info!(
+                    target: "janus_client::server_log",
+                    level = level.as_deref().unwrap_or("info"),
+                    "{data}"
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// The input ended: every request waiting gets the reason.
+    fn close(&self, why: String) {
+        lock(&self.closed).get_or_insert(why);
+        let waiting: Vec<Waiter> = lock(&self.pending).drain().map(|(_, w)| w).collect();
+        for w in waiting {
+            let _ = w.send(Err(self.closed_error()));
+        }
+        lock(&self.progress).clear();
+    }
+}
+
+/// Removes a request from the book when its call ends early (a timeout, a cancel, the
+/// caller's future dropped), and cancels it on the wire.
+struct InFlight<'a> {
+    inner: &'a Inner,
+    id: i64,
+    token: Option<String>,
+    done: bool,
+}
+
+impl InFlight<'_> {
+    fn cancel_on_wire(&self, reason: &str) {
+        let mut members = BytesMut::new();
+        members.extend_from_slice(br#""requestId":"#);
+        encode::write_i64(&mut members, self.id);
+        members.extend_from_slice(br#","reason":"#);
+        encode::write_str(&mut members, reason);
+        let members = String::from_utf8_lossy(&members).into_owned();
+        let line = lock(&self.inner.core).notification("notifications/cancelled", &members);
+        let _ = self.inner.out.send(line.freeze());
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = &self.token {
+            lock(&self.inner.progress).remove(t);
+        }
+        if !self.done && lock(&self.inner.pending).remove(&self.id).is_some() {
+            self.cancel_on_wire("The caller no longer waits for this request");
+        }
+    }
+}
+
+/// A connection to one MCP server.
+pub struct Client {
+    inner: Arc<Inner>,
+    negotiated: Negotiated,
+    trusted: bool,
+    timeout: Duration,
+    max_rounds: usize,
+    _child: Option<tokio::process::Child>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("negotiated", &self.negotiated)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connects to the server `transport` names and settles the revision as `opts.mode`
+    /// says.
+    ///
+    /// # Errors
+    ///
+    /// The transport's failure; the server's rejection of the handshake; a revision the
+    /// client does not speak ([`Error::Protocol`]).
+    pub async fn connect(transport: Transport, opts: Options) -> Result<Self, Error> {
+        let key = transport.key();
+        let opened = transport::open(transport).await?;
+        let (out, lines) = mpsc::unbounded_channel();
+        let caps = opts.callbacks.capabilities();
+        let identity = Identity::new(&opts.name, &opts.version, &caps);
+        let inner = Arc::new(Inner {
+            out,
+            core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
+            pending: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            closed: Mutex::new(None),
+            callbacks: opts.callbacks.clone(),
+            stderr: opened.stderr,
+            tokens: AtomicU64::new(0),
+        });
+        tokio::spawn(transport::writer(opened.write, lines));
+        let weak = Arc::downgrade(&inner);
+        let max_frame = opts.max_frame;
+        tokio::spawn(async move {
+            let why = transport::reader(opened.read, max_frame, |line| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.dispatch(line);
+                }
+            })
+            .await;
+            if let Some(inner) = weak.upgrade() {
+                inner.close(why);
+            }
+        });
+        let mut client = Self {
+            inner,
+            negotiated: Negotiated {
+                version: ProtocolVersion::V2025_11_25,
+                server_info: None,
+                capabilities: None,
+                instructions: None,
+            },
+            trusted: opts.trusted,
+            timeout: opts.timeout,
+            max_rounds: opts.max_rounds,
+            _child: opened.child,
+        };
+        client.negotiated = client.settle(opts.mode, key, &opts.cache).await?;
+        lock(&client.inner.core).set_version(client.negotiated.version);
+        Ok(client)
+    }
+
+    async fn settle(
+        &self,
+        mode: Mode,
+        key: Option<String>,
+        cache: &AutoCache,
+    ) -> Result<Negotiated, Error> {
+        match mode {
+            Mode::Legacy => self.initialize().await,
+            Mode::Modern => Ok(Negotiated {
+                version: ProtocolVersion::V2026_07_28,
+                server_info: None,
+                capabilities: None,
+                instructions: None,
+            }),
+            Mode::Auto => {
+                if let Some(p) = key.as_deref().and_then(|k| cache.get(k)) {
+                    return match p {
+                        Probe::Modern(v) => Ok(Negotiated {
+                            version: v,
+                            server_info: None,
+                            capabilities: None,
+                            instructions: None,
+                        }),
+                        Probe::Legacy => self.initialize().await,
+                    };
+                }
+                let (probe, found) = self.probe().await?;
+                if let Some(k) = key {
+                    cache.put(k, probe);
+                }
+                match (probe, found) {
+                    (Probe::Modern(_), Some(n)) => Ok(n),
+                    (Probe::Modern(v), None) => Ok(Negotiated {
+                        version: v,
+                        server_info: None,
+                        capabilities: None,
+                        instructions: None,
+                    }),
+                    (Probe::Legacy, _) => self.initialize().await,
+                }
+            }
+        }
+    }
+
+    /// `server/discover` with the 2026-07-28 envelope: what it says of the server's era,
+    /// and what the server told of itself when it answered.
+    async fn probe(&self) -> Result<(Probe, Option<Negotiated>), Error> {
+        let modern = ProtocolVersion::V2026_07_28;
+        let sent = self
+            .raw_request("server/discover", "", Some(modern), PROBE_TIMEOUT, None)
+            .await;
+        match sent {
+            Ok(reply) => {
+                let r = reply.result();
+                let probe = probe_outcome(Ok(r)).map_err(Error::Rejected)?;
+                let found = match probe {
+                    Probe::Modern(v) => Some(described(r, v, false)),
+                    Probe::Legacy => None,
+                };
+                Ok((probe, found))
+            }
+            Err(Error::Rejected(rej)) => {
+                Ok((probe_outcome(Err(&rej)).map_err(Error::Rejected)?, None))
+            }
+            Err(Error::Timeout(_)) => Ok((Probe::Legacy, None)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The handshake, offering 2025-11-25; any handshake revision the server answers is
+    /// taken, another one is an error.
+    async fn initialize(&self) -> Result<Negotiated, Error> {
+        let identity = lock(&self.inner.core).identity().clone();
+        let mut m = String::new();
+        m.push_str(r#""protocolVersion":"2025-11-25","capabilities":"#);
+        m.push_str(&identity.capabilities);
+        m.push_str(r#","clientInfo":"#);
+        m.push_str(&identity.info);
+        let reply = self
+            .raw_request("initialize", &m, None, self.timeout, None)
+            .await?;
+        let r = reply.result();
+        let offered = r.get("protocolVersion").and_then(RawJson::as_string);
+        let version = offered
+            .as_deref()
+            .and_then(ProtocolVersion::from_wire)
+            .filter(|v| v.is_handshake())
+            .ok_or_else(|| {
+                Error::Protocol(format!(
+                    "the server answered initialize with revision {}, which this client does not speak",
+                    offered.as_deref().unwrap_or("(none)")
+                ))
+            })?;
+        let n = described(r, version, true);
+        let line = lock(&self.inner.core).notification("notifications/initialized", "");
+        let _ = self.inner.out.send(line.freeze());
+        Ok(n)
+    }
+
+    /// What the lifecycle settled.
+    #[must_use]
+    pub const fn negotiated(&self) -> &Negotiated {
+        &self.negotiated
+    }
+
+    /// The last bytes the server's process wrote to its stderr (empty for other transports).
+    #[must_use]
+    pub fn stderr(&self) -> String {
+        self.inner.stderr.text()
+    }
+
+    /// Sends one request and waits for its answer. `members` are the params' members as
+    /// JSON text without braces (`""` for none).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Rejected`] for a JSON-RPC error; [`Error::Timeout`] (the request is
+    /// cancelled on the wire); [`Error::Cancelled`]; [`Error::Session`] when the
+    /// connection ended first.
+    pub async fn request(
+        &self,
+        method: &str,
+        members: &str,
+        opts: CallOptions,
+    ) -> Result<Reply, Error> {
+        let timeout = opts.timeout.unwrap_or(self.timeout);
+        self.raw_request(method, members, None, timeout, Some(opts))
+            .await
+    }
+
+    async fn raw_request(
+        &self,
+        method: &str,
+        members: &str,
+        envelope: Option<ProtocolVersion>,
+        timeout: Duration,
+        opts: Option<CallOptions>,
+    ) -> Result<Reply, Error> {
+        let inner = &*self.inner;
+        let (progress, cancel) = opts.map_or((None, None), |o| (o.progress, o.cancel));
+        let token = progress.as_ref().map(|_| {
+            let n = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
+            format!("\"p{n}\"")
+        });
+        let (tx, rx) = oneshot::channel();
+        let (id, line) = {
+            let mut core = lock(&inner.core);
+            core.request(method, members, token.as_deref(), envelope)
+        };
+        if let (Some(t), Some(p)) = (&token, progress) {
+            lock(&inner.progress).insert(t.clone(), p);
+        }
+        lock(&inner.pending).insert(id, tx);
+        let mut flight = InFlight {
+            inner,
+            id,
+            token,
+            done: false,
+        };
+        if lock(&inner.closed).is_some() || inner.out.send(line.freeze()).is_err() {
+            flight.done = true;
+            lock(&inner.pending).remove(&id);
+            return Err(inner.closed_error());
+        }
+        let cancelled = async {
+            match &cancel {
+                Some(c) => c.fired().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            answer = tokio::time::timeout(timeout, rx) => match answer {
+                Ok(Ok(a)) => {
+                    flight.done = true;
+                    a
+                }
+                Ok(Err(_)) => {
+                    flight.done = true;
+                    Err(inner.closed_error())
+                }
+                Err(_) => {
+                    if lock(&inner.pending).remove(&id).is_some() {
+                        flight.cancel_on_wire("The request timed out");
+                    }
+                    flight.done = true;
+                    Err(Error::Timeout(timeout))
+                }
+            },
+            () = cancelled => {
+                if lock(&inner.pending).remove(&id).is_some() {
+                    flight.cancel_on_wire("The caller cancelled the request");
+                }
+                flight.done = true;
+                Err(Error::Cancelled)
+            }
+        }
+    }
+
+    /// A request of the 2026-07-28 era answered `input_required`: its input is asked of the
+    /// callbacks and the request made again with the answers and the state, up to the bound
+    /// on rounds. In the handshake era the server asks with requests of its own instead,
+    /// which the callbacks answer as they come.
+    async fn request_with_input(
+        &self,
+        method: &str,
+        members: &str,
+        opts: CallOptions,
+    ) -> Result<Reply, Error> {
+        let CallOptions {
+            timeout,
+            progress,
+            cancel,
+        } = opts;
+        let mut retry = String::new();
+        for _ in 0..=self.max_rounds {
+            let m = if retry.is_empty() {
+                members.to_owned()
+            } else if members.is_empty() {
+                retry.clone()
+            } else {
+                format!("{members},{retry}")
+            };
+            let o = CallOptions {
+                timeout,
+                progress: progress.clone(),
+                cancel: cancel.clone(),
+            };
+            let reply = self.request(method, &m, o).await?;
+            let r = reply.result();
+            match result_type(r)? {
+                ResultType::Complete => return Ok(reply),
+                ResultType::InputRequired => retry = self.answer_inputs(r).await?,
+            }
+        }
+        Err(Error::Protocol(format!(
+            "the server asked for input more than {} times for one request",
+            self.max_rounds
+        )))
+    }
+
+    /// The callbacks' answers to an `input_required` result, as the retry's members.
+    async fn answer_inputs(&self, r: RawJson<'_>) -> Result<String, Error> {
+        let [asked, state] = r.get_many(["inputRequests", "requestState"]);
+        let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
+            Error::Protocol("an input_required result without inputRequests".into())
+        })?;
+        let mut responses = BytesMut::new();
+        responses.extend_from_slice(br#""inputResponses":{"#);
+        let mut first = true;
+        for (key, req) in asked.members() {
+            let method = req
+                .get("method")
+                .and_then(RawJson::as_string)
+                .ok_or_else(|| Error::Protocol(format!("input request {key} names no method")))?;
+            let params = req
+                .get("params")
+                .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
+            let answer = self
+                .inner
+                .callbacks
+                .answer(&method, params)
+                .await
+                .map_err(|rej| {
+                    Error::Protocol(format!(
+                        "the client could not answer {method} ({key}): {}",
+                        rej.message
+                    ))
+                })?;
+            if !RawJson::parse(&answer).is_ok_and(|a| a.is_object()) {
+                return Err(Error::Protocol(format!(
+                    "the callback for {method} answered something that is not a JSON object"
+                )));
+            }
+            if !first {
+                responses.put_u8(b',');
+            }
+            first = false;
+            encode::write_str(&mut responses, &key);
+            responses.put_u8(b':');
+            responses.extend_from_slice(answer.as_bytes());
+        }
+        responses.put_u8(b'}');
+        if let Some(s) = state.filter(|s| s.is_string()) {
+            responses.extend_from_slice(br#","requestState":"#);
+            responses.extend_from_slice(s.as_str().as_bytes());
+        }
+        Ok(String::from_utf8_lossy(&responses).into_owned())
+    }
+
+    /// `tools/list`, every page followed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`]; [`Error::Protocol`] for a result that is no list of tools.
+    /// A single entry that is no tool is left out, with a warning.
+    pub async fn list_tools(&self) -> Result<Vec<ToolSpec>, Error> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..10_000 {
+            let members = cursor.as_ref().map_or_else(String::new, |c| {
+                let mut m = BytesMut::new();
+                m.extend_from_slice(br#""cursor":"#);
+                encode::write_str(&mut m, c);
+                String::from_utf8_lossy(&m).into_owned()
+            });
+            let reply = self
+                .request("tools/list", &members, CallOptions::default())
+                .await?;
+            let r = reply.result();
+            result_type(r)?;
+            let [list, next] = r.get_many(["tools", "nextCursor"]);
+            let list = list.filter(|l| l.is_array()).ok_or_else(|| {
+                Error::Protocol("a tools/list result without a tools array".into())
+            })?;
+            for t in list.elements() {
+                match ToolSpec::from_wire(t, self.trusted) {
+                    Ok(spec) => tools.push(spec),
+                    Err(why) => tracing::warn!("tools/list: left out: {why}"),
+                }
+            }
+            match next.and_then(RawJson::as_string) {
+                Some(c) if !c.is_empty() => cursor = Some(c.into_owned()),
+                _ => return Ok(tools),
+            }
+        }
+        Err(Error::Protocol(
+            "tools/list never ended (10,000 pages)".into(),
+        ))
+    }
+
+    /// `tools/call` of `name` with `arguments` (a JSON object as text, or `None`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`]; [`Error::Protocol`] for a result that is no call result. A
+    /// tool that failed is no error: its result has `is_error`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<&str>,
+        opts: CallOptions,
+    ) -> Result<CallResult, Error> {
+        let mut m = BytesMut::with_capacity(32 + name.len() + arguments.map_or(0, str::len));
+        m.extend_from_slice(br#""name":"#);
+        encode::write_str(&mut m, name);
+        if let Some(a) = arguments {
+            if !RawJson::parse(a).is_ok_and(|a| a.is_object()) {
+                return Err(Error::Config("the arguments must be a JSON object".into()));
+            }
+            m.extend_from_slice(br#","arguments":"#);
+            m.extend_from_slice(a.as_bytes());
+        }
+        let members = std::str::from_utf8(&m).unwrap_or_default();
+        let reply = self.request_with_input("tools/call", members, opts).await?;
+        CallResult::from_wire(reply.result()).map_err(Error::Protocol)
+    }
+
+    /// `server/discover` (a 2026-07-28 server; the result as JSON text).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`].
+    pub async fn discover(&self) -> Result<Reply, Error> {
+        self.raw_request(
+            "server/discover",
+            "",
+            Some(ProtocolVersion::V2026_07_28),
+            self.timeout,
+            None,
+        )
+        .await
+    }
+}
+
+/// What a discover or initialize result tells of the server.
+fn described(r: RawJson<'_>, version: ProtocolVersion, handshake: bool) -> Negotiated {
+    let [info, caps, instructions, meta] =
+        r.get_many(["serverInfo", "capabilities", "instructions", "_meta"]);
+    let info = if handshake {
+        info
+    } else {
+        meta.and_then(|m| m.get(SERVER_INFO))
+    };
+    Negotiated {
+        version,
+        server_info: info.map(|i| crate::json::compact(i.as_str())),
+        capabilities: caps.map(|c| crate::json::compact(c.as_str())),
+        instructions: instructions
+            .and_then(RawJson::as_string)
+            .map(std::borrow::Cow::into_owned),
+    }
+}
+
+enum ResultType {
+    Complete,
+    InputRequired,
+}
+
+/// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
+/// invalid.
+fn result_type(r: RawJson<'_>) -> Result<ResultType, Error> {
+    match r.get("resultType").and_then(RawJson::as_string).as_deref() {
+        None | Some("complete") => Ok(ResultType::Complete),
+        Some("input_required") => Ok(ResultType::InputRequired),
+        Some(other) => Err(Error::Protocol(format!("unknown resultType {other:?}"))),
+    }
+}

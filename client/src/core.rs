@@ -1,0 +1,319 @@
+//! What the client says and how it reads what it hears, without I/O: requests written for the
+//! era the lifecycle settled (the 2026-07-28 envelope in every request's `_meta`, or nothing
+//! after a handshake), and each incoming line classed as an answer to one of ours, a request
+//! of the server's, or a notification.
+
+use crate::error::Rejection;
+use bytes::{BufMut, BytesMut};
+use janus_codec::encode;
+use janus_codec::{Id, Message, MessageKind, ProtocolVersion, RawJson};
+
+/// Who the client is and what it can do, as it tells every server.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// `clientInfo`, compact JSON (`{"name":..,"version":..}`).
+    pub info: String,
+    /// The client's capabilities, compact JSON (`{}` = none).
+    pub capabilities: String,
+}
+
+impl Identity {
+    /// A client named `name` at `version`, with `capabilities` (compact JSON).
+    #[must_use]
+    pub fn new(name: &str, version: &str, capabilities: &str) -> Self {
+        let mut info = BytesMut::new();
+        info.extend_from_slice(br#"{"name":"#);
+        encode::write_str(&mut info, name);
+        info.extend_from_slice(br#","version":"#);
+        encode::write_str(&mut info, version);
+        info.put_u8(b'}');
+        Self {
+            info: String::from_utf8_lossy(&info).into_owned(),
+            capabilities: capabilities.to_owned(),
+        }
+    }
+}
+
+/// The request writer of one connection.
+#[derive(Debug)]
+pub(crate) struct Core {
+    identity: Identity,
+    /// The revision requests are written in: a modern one carries the envelope.
+    version: ProtocolVersion,
+    next: i64,
+}
+
+impl Core {
+    pub(crate) const fn new(identity: Identity, version: ProtocolVersion) -> Self {
+        Self {
+            identity,
+            version,
+            next: 0,
+        }
+    }
+
+    pub(crate) const fn set_version(&mut self, v: ProtocolVersion) {
+        self.version = v;
+    }
+
+    pub(crate) const fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// A request: its id and its line (with the `\n`). `members` are the params' members as
+    /// JSON text without braces (`""` for none); `progress` a progress token's JSON text.
+    /// `envelope` forces the 2026-07-28 envelope (the lifecycle probe sends one before the
+    /// era is settled).
+    pub(crate) fn request(
+        &mut self,
+        method: &str,
+        members: &str,
+        progress: Option<&str>,
+        envelope: Option<ProtocolVersion>,
+    ) -> (i64, BytesMut) {
+        self.next += 1;
+        let id = self.next;
+        let mut out = BytesMut::with_capacity(96 + members.len());
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        encode::write_i64(&mut out, id);
+        out.extend_from_slice(br#","method":"#);
+        encode::write_str(&mut out, method);
+        self.write_params(&mut out, members, progress, envelope);
+        encode::end_message(&mut out);
+        (id, out)
+    }
+
+    /// A notification's line (`members` as for [`Core::request`]).
+    pub(crate) fn notification(&self, method: &str, members: &str) -> BytesMut {
+        let mut out = BytesMut::with_capacity(96 + members.len());
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+        encode::write_str(&mut out, method);
+        self.write_params(&mut out, members, None, None);
+        encode::end_message(&mut out);
+        out
+    }
+
+    fn write_params(
+        &self,
+        out: &mut BytesMut,
+        members: &str,
+        progress: Option<&str>,
+        envelope: Option<ProtocolVersion>,
+    ) {
+        let version = envelope.unwrap_or(self.version);
+        let modern = !version.is_handshake();
+        if members.is_empty() && !modern && progress.is_none() {
+            return;
+        }
+        out.extend_from_slice(br#","params":{"#);
+        out.extend_from_slice(members.as_bytes());
+        if !modern && progress.is_none() {
+            out.put_u8(b'}');
+            return;
+        }
+        if !members.is_empty() {
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#""_meta":{"#);
+        let mut first = true;
+        if let Some(p) = progress {
+            out.extend_from_slice(br#""progressToken":"#);
+            out.extend_from_slice(p.as_bytes());
+            first = false;
+        }
+        if modern {
+            if !first {
+                out.put_u8(b',');
+            }
+            out.extend_from_slice(br#""io.modelcontextprotocol/protocolVersion":"#);
+            encode::write_str(out, version.as_str());
+            out.extend_from_slice(br#","io.modelcontextprotocol/clientInfo":"#);
+            out.extend_from_slice(self.identity.info.as_bytes());
+            out.extend_from_slice(br#","io.modelcontextprotocol/clientCapabilities":"#);
+            out.extend_from_slice(self.identity.capabilities.as_bytes());
+        }
+        out.extend_from_slice(b"}}");
+    }
+}
+
+/// One line the server sent.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    /// The answer to our request `id`.
+    Answer {
+        id: i64,
+        outcome: Result<RawJson<'a>, Rejection>,
+    },
+    /// A request of the server's (legacy input: elicitation, sampling, roots; `ping`).
+    Request { id: Id<'a>, msg: Message<'a> },
+    /// A notification.
+    Notification(Message<'a>),
+    /// Nothing we can use: an answer to no request of ours, or an error with id `null`.
+    Stray,
+}
+
+impl<'a> Incoming<'a> {
+    pub(crate) fn of(msg: Message<'a>) -> Self {
+        match msg.kind() {
+            MessageKind::Request => match msg.id() {
+                Some(id) => Self::Request { id, msg },
+                None => Self::Stray,
+            },
+            MessageKind::Notification => Self::Notification(msg),
+            MessageKind::Response | MessageKind::ErrorResponse => {
+                let Some(id) = msg.id().and_then(Id::as_i64) else {
+                    return Self::Stray;
+                };
+                let outcome = match msg.result() {
+                    Some(r) => Ok(r),
+                    None => Err(rejection_of(msg.error())),
+                };
+                Self::Answer { id, outcome }
+            }
+        }
+    }
+}
+
+/// A JSON-RPC error object read into a [`Rejection`] (a malformed one keeps what it can).
+pub(crate) fn rejection_of(error: Option<RawJson<'_>>) -> Rejection {
+    let [code, message, data] =
+        error.map_or([None; 3], |e| e.get_many(["code", "message", "data"]));
+    Rejection {
+        code: code
+            .and_then(|c| c.as_str().parse::<i64>().ok())
+            .unwrap_or(janus_codec::INTERNAL_ERROR.into()),
+        message: message
+            .and_then(RawJson::as_string)
+            .map_or_else(|| "(no message)".to_owned(), std::borrow::Cow::into_owned),
+        data: data.map(|d| crate::json::compact(d.as_str())),
+    }
+}
+
+/// What the lifecycle's `server/discover` probe (mode `Auto`) found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Probe {
+    /// The server is modern, at this revision.
+    Modern(ProtocolVersion),
+    /// The server is legacy: the handshake follows.
+    Legacy,
+}
+
+/// Reads the probe's outcome (`decisions.md`, "Client", lifecycle modes): a discover result
+/// that lists a revision the client speaks is modern; `-32022` whose `data.supported` holds
+/// one is modern at that revision; `-32020` and `-32021` are modern errors the caller gets;
+/// any other error (`-32601`, `-32602`, `-32600`, ...) or a result that names no modern
+/// revision falls back to `initialize`.
+pub(crate) fn probe_outcome(outcome: Result<RawJson<'_>, &Rejection>) -> Result<Probe, Rejection> {
+    match outcome {
+        Ok(result) => {
+            Ok(modern_in(result.get("supportedVersions")).map_or(Probe::Legacy, Probe::Modern))
+        }
+        Err(r) if r.code == i64::from(janus_codec::UNSUPPORTED_PROTOCOL_VERSION) => {
+            let supported = r
+                .data
+                .as_deref()
+                .and_then(|d| RawJson::parse(d).ok())
+                .and_then(|d| d.get("supported"));
+            Ok(modern_in(supported).map_or(Probe::Legacy, Probe::Modern))
+        }
+        Err(r)
+            if r.code == -32020 || r.code == i64::from(janus_codec::MISSING_CLIENT_CAPABILITY) =>
+        {
+            Err(r.clone())
+        }
+        Err(_) => Ok(Probe::Legacy),
+    }
+}
+
+/// The newest modern revision the client speaks among `versions` (an array of strings).
+fn modern_in(versions: Option<RawJson<'_>>) -> Option<ProtocolVersion> {
+    versions?
+        .elements()
+        .into_iter()
+        .filter_map(|v| v.as_string())
+        .filter_map(|v| ProtocolVersion::from_wire(&v))
+        .filter(|v| !v.is_handshake())
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn core(v: ProtocolVersion) -> Core {
+        Core::new(Identity::new("c", "1", r#"{"roots":{}}"#), v)
+    }
+
+    #[test]
+    fn requests_carry_the_envelope_only_in_the_modern_era() {
+        let mut legacy = core(ProtocolVersion::V2025_11_25);
+        let (id, line) = legacy.request("tools/list", "", None, None);
+        assert_eq!(id, 1);
+        assert_eq!(
+            &line[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n"
+        );
+        let (_, line) = legacy.request("tools/call", r#""name":"a""#, Some("7"), None);
+        assert_eq!(
+            &line[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":7}}}\n"
+        );
+        let mut modern = core(ProtocolVersion::V2026_07_28);
+        let (_, line) = modern.request("tools/list", "", None, None);
+        let text = std::str::from_utf8(&line).unwrap();
+        let msg = janus_codec::Parser::new()
+            .parse_single(text.trim_end().as_bytes())
+            .unwrap();
+        assert_eq!(
+            msg.envelope().protocol_version.map(RawJson::as_str),
+            Some("\"2026-07-28\"")
+        );
+        // The probe sends the envelope before the era is settled.
+        let (_, line) = legacy.request(
+            "server/discover",
+            "",
+            None,
+            Some(ProtocolVersion::V2026_07_28),
+        );
+        assert!(
+            std::str::from_utf8(&line)
+                .unwrap()
+                .contains("clientCapabilities\":{\"roots\":{}}")
+        );
+    }
+
+    fn rej(code: i64, data: Option<&str>) -> Rejection {
+        Rejection {
+            code,
+            message: "m".into(),
+            data: data.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_probe_decides_as_decided() {
+        let ok = RawJson::parse(r#"{"supportedVersions":["2025-11-25","2026-07-28"]}"#).unwrap();
+        assert_eq!(
+            probe_outcome(Ok(ok)),
+            Ok(Probe::Modern(ProtocolVersion::V2026_07_28))
+        );
+        let none = RawJson::parse(r#"{"supportedVersions":["2099-01-01"]}"#).unwrap();
+        assert_eq!(probe_outcome(Ok(none)), Ok(Probe::Legacy));
+        let modern = rej(-32022, Some(r#"{"supported":["2026-07-28"]}"#));
+        assert_eq!(
+            probe_outcome(Err(&modern)),
+            Ok(Probe::Modern(ProtocolVersion::V2026_07_28))
+        );
+        let only_old = rej(-32022, Some(r#"{"supported":["2025-06-18"]}"#));
+        assert_eq!(probe_outcome(Err(&only_old)), Ok(Probe::Legacy));
+        for code in [-32601, -32602, -32600, -32603] {
+            assert_eq!(
+                probe_outcome(Err(&rej(code, None))),
+                Ok(Probe::Legacy),
+                "{code}"
+            );
+        }
+        assert!(probe_outcome(Err(&rej(-32021, None))).is_err());
+        assert!(probe_outcome(Err(&rej(-32020, None))).is_err());
+    }
+}

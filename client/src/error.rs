@@ -1,0 +1,78 @@
+//! The client's errors, typed so that a caller never takes one kind for another: the server's
+//! protocol rejection (a JSON-RPC error: code, message, data) is not a transport or session
+//! failure, and neither is a timeout or a cancellation.
+
+use std::time::Duration;
+
+/// A JSON-RPC error the server answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The error code.
+    pub code: i64,
+    /// The message.
+    pub message: String,
+    /// The `data` member, as JSON text.
+    pub data: Option<String>,
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)?;
+        if let Some(d) = &self.data {
+            write!(f, " data: {d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What can go wrong with a request.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server refused the request with a JSON-RPC error.
+    #[error("the server refused the request: {0}")]
+    Rejected(Rejection),
+    /// The transport failed: the process could not start, the connection broke, an HTTP
+    /// status that is no MCP answer.
+    #[error("transport: {0}")]
+    Transport(String),
+    /// The session is gone: the server exited or closed its end, or its session expired.
+    #[error("session: {0}")]
+    Session(String),
+    /// No answer came in time; the request was cancelled on the wire.
+    #[error("no answer within {0:?} (the request was cancelled)")]
+    Timeout(Duration),
+    /// The caller cancelled the request.
+    #[error("cancelled by the caller")]
+    Cancelled,
+    /// The server broke the protocol: an answer that is not valid MCP, a revision the client
+    /// does not speak.
+    #[error("protocol: {0}")]
+    Protocol(String),
+    /// The client's own settings are wrong (a configuration file, a mode, a server entry).
+    #[error("configuration: {0}")]
+    Config(String),
+}
+
+impl Error {
+    /// The exit code the `janus` command uses for this error: each kind its own, so a script
+    /// tells a rejection from a transport failure.
+    #[must_use]
+    pub const fn exit_code(&self) -> i32 {
+        match self {
+            Self::Rejected(_) => 3,
+            Self::Transport(_) | Self::Session(_) => 4,
+            Self::Timeout(_) | Self::Cancelled => 5,
+            Self::Protocol(_) => 6,
+            Self::Config(_) => 7,
+        }
+    }
+
+    /// The JSON-RPC rejection, when this is one.
+    #[must_use]
+    pub const fn rejection(&self) -> Option<&Rejection> {
+        match self {
+            Self::Rejected(r) => Some(r),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! One normalised call result whatever the revision: content blocks of every type,
+//! `structuredContent` and `isError`. What 2026-07-28 adds to every result (`resultType`, the
+//! server's stamp in `_meta`) is read and left out, so the same tool served in two eras gives
+//! equal results.
+
+use crate::json::{compact, opt_string};
+use janus_codec::RawJson;
+
+/// The `_meta` key of the server's stamp on every 2026-07-28 result.
+pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// One content block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// `text`.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// `image`: base64 data.
+    Image {
+        /// The base64 data.
+        data: String,
+        /// Its MIME type.
+        mime_type: String,
+    },
+    /// `audio`: base64 data.
+    Audio {
+        /// The base64 data.
+        data: String,
+        /// Its MIME type.
+        mime_type: String,
+    },
+    /// `resource_link`: a resource named, not included.
+    ResourceLink {
+        /// Its URI.
+        uri: String,
+        /// Its name.
+        name: Option<String>,
+        /// Its MIME type.
+        mime_type: Option<String>,
+        /// Its description.
+        description: Option<String>,
+    },
+    /// `resource`: a resource embedded, as text or as a base64 blob.
+    Resource {
+        /// Its URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: Option<String>,
+        /// Its text.
+        text: Option<String>,
+        /// Its base64 bytes.
+        blob: Option<String>,
+    },
+    /// A block of a type this client does not know, as compact JSON.
+    Other(String),
+}
+
+impl Content {
+    fn from_wire(block: RawJson<'_>) -> Self {
+        let [kind, text, data, mime, uri, name, description, resource] = block.get_many([
+            "type",
+            "text",
+            "data",
+            "mimeType",
+            "uri",
+            "name",
+            "description",
+            "resource",
+        ]);
+        let other = || Self::Other(compact(block.as_str()));
+        let s = |v: Option<RawJson<'_>>| opt_string(v);
+        match kind.and_then(RawJson::as_string).as_deref() {
+            Some("text") => s(text).map_or_else(other, |text| Self::Text { text }),
+            Some(k @ ("image" | "audio")) => match (s(data), s(mime)) {
+                (Some(data), Some(mime_type)) if k == "image" => Self::Image { data, mime_type },
+                (Some(data), Some(mime_type)) => Self::Audio { data, mime_type },
+                _ => other(),
+            },
+            Some("resource_link") => s(uri).map_or_else(other, |uri| Self::ResourceLink {
+                uri,
+                name: s(name),
+                mime_type: s(mime),
+                description: s(description),
+            }),
+            Some("resource") => {
+                let r = resource.filter(|r| r.is_object());
+                let [uri, mime, text, blob] = r.map_or([None; 4], |r| {
+                    r.get_many(["uri", "mimeType", "text", "blob"])
+                });
+                s(uri).map_or_else(other, |uri| Self::Resource {
+                    uri,
+                    mime_type: s(mime),
+                    text: s(text),
+                    blob: s(blob),
+                })
+            }
+            _ => other(),
+        }
+    }
+
+    /// The text of a `text` block.
+    #[must_use]
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// What a `tools/call` answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallResult {
+    /// The content blocks.
+    pub content: Vec<Content>,
+    /// `structuredContent`, compact JSON.
+    pub structured: Option<String>,
+    /// `isError`: the tool failed, and says why in its content.
+    pub is_error: bool,
+    /// `_meta` without the server's stamp, compact JSON; `None` when nothing is left.
+    pub meta: Option<String>,
+}
+
+impl CallResult {
+    /// Reads a `tools/call` result.
+    ///
+    /// # Errors
+    ///
+    /// Why it is no call result: not an object, or a `content` that is not an array.
+    pub fn from_wire(result: RawJson<'_>) -> Result<Self, String> {
+        if !result.is_object() {
+            return Err("a tools/call result that is not an object".into());
+        }
+        let [content, structured, is_error, meta] =
+            result.get_many(["content", "structuredContent", "isError", "_meta"]);
+        let content = match content {
+            None => Vec::new(),
+            Some(c) if c.is_array() => c.elements().into_iter().map(Content::from_wire).collect(),
+            Some(_) => return Err("a tools/call result whose content is not an array".into()),
+        };
+        Ok(Self {
+            content,
+            structured: structured
+                .filter(|s| !s.is_null())
+                .map(|s| compact(s.as_str())),
+            is_error: is_error.is_some_and(|e| e.as_str() == "true"),
+            meta: meta.and_then(without_stamp),
+        })
+    }
+
+    /// The text of every `text` block, one after the other.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.content.iter().filter_map(Content::as_text).collect()
+    }
+}
+
+/// A `_meta` object without the server's stamp, as compact JSON; `None` when it is empty.
+pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
+    if !meta.is_object() {
+        return None;
+    }
+    let mut out = bytes::BytesMut::new();
+    for (k, v) in meta.members() {
+        if k == SERVER_INFO {
+            continue;
+        }
+        out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
+        janus_codec::encode::write_str(&mut out, &k);
+        out.extend_from_slice(b":");
+        out.extend_from_slice(compact(v.as_str()).as_bytes());
+    }
+    if out.is_empty() {
+        return None;
+    }
+    out.extend_from_slice(b"}");
+    String::from_utf8(out.to_vec()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> CallResult {
+        CallResult::from_wire(RawJson::parse(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_block_type_is_read_and_the_eras_agree() {
+        let legacy = r#"{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"audio","data":"AA==","mimeType":"audio/wav"},{"type":"resource_link","uri":"a://b","name":"b"},{"type":"resource","resource":{"uri":"a://c","text":"t"}},{"type":"future","x":1}],"structuredContent":{"n": 1},"isError":false}"#;
+        let modern = r#"{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"audio","data":"AA==","mimeType":"audio/wav"},{"type":"resource_link","uri":"a://b","name":"b"},{"type":"resource","resource":{"uri":"a://c","text":"t"}},{"type":"future","x":1}],"structuredContent":{"n":1},"isError":false,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}"#;
+        let a = read(legacy);
+        assert_eq!(a, read(modern));
+        assert_eq!(a.content.len(), 6);
+        assert_eq!(a.text(), "hi");
+        assert_eq!(a.structured.as_deref(), Some(r#"{"n":1}"#));
+        assert!(matches!(a.content[5], Content::Other(_)));
+        assert_eq!(a.meta, None);
+        let tagged = read(
+            r#"{"content":[],"isError":true,"_meta":{"k":[1, 2],"io.modelcontextprotocol/serverInfo":{}}}"#,
+        );
+        assert!(tagged.is_error);
+        assert_eq!(tagged.meta.as_deref(), Some(r#"{"k":[1,2]}"#));
+    }
+
+    #[test]
+    fn a_result_that_is_no_call_result_is_refused() {
+        for bad in ["[]", r#"{"content":"x"}"#] {
+            assert!(CallResult::from_wire(RawJson::parse(bad).unwrap()).is_err());
+        }
+    }
+}

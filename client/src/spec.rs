@@ -1,0 +1,248 @@
+//! One normalised tool spec for every revision, and the safety class computed from it, fail
+//! closed (`decisions.md`, "Client").
+//!
+//! The wire's camelCase is read here and nowhere else. A tool of 2025-03-26 (annotations, a
+//! title only inside them), of 2025-06-18 (`title`, `outputSchema`), of 2025-11-25
+//! (`execution.taskSupport`, icons) or of 2026-07-28 becomes the same [`ToolSpec`]; schemas are
+//! kept as compact JSON text, so the same schema sent with other spacing compares equal.
+
+use crate::json::{compact, opt_string};
+use janus_codec::RawJson;
+
+/// How far a caller may trust a tool to do what its hints say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SafetyClass {
+    /// It only reads: `readOnlyHint: true` from a trusted server.
+    ReadOnly,
+    /// It changes things but destroys nothing: `destructiveHint: false` from a trusted
+    /// server.
+    Mutating,
+    /// Anything else: absent hints, an untrusted server. Never inferred from a name or a
+    /// description.
+    Destructive,
+}
+
+impl SafetyClass {
+    /// The class of a tool whose annotations are `a`, from a server that is `trusted` or
+    /// not.
+    #[must_use]
+    pub const fn of(a: &Annotations, trusted: bool) -> Self {
+        if !trusted {
+            return Self::Destructive;
+        }
+        match (a.read_only, a.destructive) {
+            (Some(true), _) => Self::ReadOnly,
+            (_, Some(false)) => Self::Mutating,
+            _ => Self::Destructive,
+        }
+    }
+
+    /// The class as the `janus tools` listing writes it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::Mutating => "mutating",
+            Self::Destructive => "destructive",
+        }
+    }
+}
+
+/// A tool's hints, as its server gave them (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `annotations.title`.
+    pub title: Option<String>,
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// Whether a tool may run as a task (`execution.taskSupport`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Not as a task (also when the revision has no tasks).
+    #[default]
+    Forbidden,
+    /// As a task or not.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+/// A tool, the same whatever the revision it was listed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSpec {
+    /// The name to call it by.
+    pub name: String,
+    /// The title for people: `title`, else `annotations.title`.
+    pub title: Option<String>,
+    /// The description.
+    pub description: Option<String>,
+    /// The input JSON Schema, compact.
+    pub input_schema: String,
+    /// The output JSON Schema, compact.
+    pub output_schema: Option<String>,
+    /// The hints.
+    pub annotations: Annotations,
+    /// Whether it may run as a task.
+    pub task_support: TaskSupport,
+    /// `icons`, compact JSON.
+    pub icons: Option<String>,
+    /// `_meta`, compact JSON.
+    pub meta: Option<String>,
+    /// The safety class, from the hints and the server's trust.
+    pub safety: SafetyClass,
+}
+
+impl ToolSpec {
+    /// Reads one entry of `tools/list`'s `tools`, from a server that is `trusted` or not.
+    ///
+    /// # Errors
+    ///
+    /// Why the entry is no tool: not an object, no string `name`, no object `inputSchema`.
+    pub fn from_wire(tool: RawJson<'_>, trusted: bool) -> Result<Self, String> {
+        if !tool.is_object() {
+            return Err("a tool that is not an object".into());
+        }
+        let [
+            name,
+            title,
+            description,
+            input,
+            output,
+            annotations,
+            execution,
+            icons,
+            meta,
+        ] = tool.get_many([
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "execution",
+            "icons",
+            "_meta",
+        ]);
+        let name = name
+            .and_then(RawJson::as_string)
+            .ok_or("a tool without a string name")?
+            .into_owned();
+        let input_schema = input
+            .filter(|s| s.is_object())
+            .map(|s| compact(s.as_str()))
+            .ok_or_else(|| format!("tool {name}: no object inputSchema"))?;
+        let a = annotations.filter(|a| a.is_object());
+        let hint = |k: &str| a.and_then(|a| a.get(k)).and_then(bool_of);
+        let annotations = Annotations {
+            title: a.and_then(|a| opt_string(a.get("title"))),
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+        };
+        let task_support = match execution
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(RawJson::as_string)
+            .as_deref()
+        {
+            Some("optional") => TaskSupport::Optional,
+            Some("required") => TaskSupport::Required,
+            _ => TaskSupport::Forbidden,
+        };
+        let safety = SafetyClass::of(&annotations, trusted);
+        Ok(Self {
+            title: opt_string(title).or_else(|| annotations.title.clone()),
+            description: opt_string(description),
+            output_schema: output
+                .filter(|s| s.is_object())
+                .map(|s| compact(s.as_str())),
+            icons: icons.filter(|i| !i.is_null()).map(|i| compact(i.as_str())),
+            meta: meta.filter(|m| m.is_object()).map(|m| compact(m.as_str())),
+            name,
+            input_schema,
+            annotations,
+            task_support,
+            safety,
+        })
+    }
+}
+
+fn bool_of(v: RawJson<'_>) -> Option<bool> {
+    match v.as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: &str, trusted: bool) -> ToolSpec {
+        ToolSpec::from_wire(RawJson::parse(json).unwrap(), trusted).unwrap()
+    }
+
+    #[test]
+    fn the_class_fails_closed() {
+        let plain = r#"{"name":"t","inputSchema":{"type":"object"}}"#;
+        let ro = r#"{"name":"t","inputSchema":{},"annotations":{"readOnlyHint":true}}"#;
+        let nd = r#"{"name":"t","inputSchema":{},"annotations":{"destructiveHint":false}}"#;
+        let both = r#"{"name":"t","inputSchema":{},"annotations":{"readOnlyHint":false,"destructiveHint":true}}"#;
+        let junk = r#"{"name":"t","inputSchema":{},"annotations":{"readOnlyHint":"yes"}}"#;
+        for trusted in [false, true] {
+            assert_eq!(spec(plain, trusted).safety, SafetyClass::Destructive);
+            assert_eq!(spec(both, trusted).safety, SafetyClass::Destructive);
+            assert_eq!(spec(junk, trusted).safety, SafetyClass::Destructive);
+        }
+        assert_eq!(spec(ro, false).safety, SafetyClass::Destructive);
+        assert_eq!(spec(ro, true).safety, SafetyClass::ReadOnly);
+        assert_eq!(spec(nd, false).safety, SafetyClass::Destructive);
+        assert_eq!(spec(nd, true).safety, SafetyClass::Mutating);
+        // Never from a name or a description.
+        let named = r#"{"name":"read_only_get","description":"Only reads.","inputSchema":{}}"#;
+        assert_eq!(spec(named, true).safety, SafetyClass::Destructive);
+    }
+
+    #[test]
+    fn every_revision_gives_the_same_spec() {
+        let v2025_03 = r#"{"name":"echo","description":"Echo","inputSchema":{ "type" : "object" },"annotations":{"title":"Echo","readOnlyHint":true}}"#;
+        let v2025_06 = r#"{"name":"echo","title":"Echo","description":"Echo","inputSchema":{"type":"object"},"annotations":{"title":"Echo","readOnlyHint":true}}"#;
+        let a = spec(v2025_03, true);
+        let b = spec(v2025_06, true);
+        assert_eq!(a, b);
+        assert_eq!(a.title.as_deref(), Some("Echo"));
+        assert_eq!(a.input_schema, r#"{"type":"object"}"#);
+        let tasks = spec(
+            r#"{"name":"s","inputSchema":{},"execution":{"taskSupport":"optional"},"icons":[{"src":"a.png"}],"_meta":{"k":1}}"#,
+            false,
+        );
+        assert_eq!(tasks.task_support, TaskSupport::Optional);
+        assert_eq!(tasks.icons.as_deref(), Some(r#"[{"src":"a.png"}]"#));
+        assert_eq!(tasks.meta.as_deref(), Some(r#"{"k":1}"#));
+    }
+
+    #[test]
+    fn an_entry_that_is_no_tool_is_refused() {
+        for bad in [
+            r#"[]"#,
+            r#"{"inputSchema":{}}"#,
+            r#"{"name":3,"inputSchema":{}}"#,
+            r#"{"name":"x"}"#,
+            r#"{"name":"x","inputSchema":[]}"#,
+        ] {
+            assert!(
+                ToolSpec::from_wire(RawJson::parse(bad).unwrap(), true).is_err(),
+                "{bad}"
+            );
+        }
+    }
+}

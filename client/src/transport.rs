@@ -1,0 +1,250 @@
+//! Where a server is and how bytes reach it. Every transport here carries newline-delimited
+//! JSON-RPC: a child process's stdin and stdout (its stderr captured apart, never mixed into
+//! the protocol), a TCP connection, or any byte stream the caller already holds.
+
+use crate::error::Error;
+use bytes::{Bytes, BytesMut};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+/// How much of a child's stderr is kept (its last bytes), for the errors that need it.
+const STDERR_KEPT: usize = 16 << 10;
+
+/// A server to start as a child process.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Command {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to its environment.
+    pub env: Vec<(String, String)>,
+    /// Its working directory (the caller's when `None`).
+    pub cwd: Option<PathBuf>,
+}
+
+impl Command {
+    /// `program` with `args`.
+    #[must_use]
+    pub fn new(
+        program: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Where a server is.
+pub enum Transport {
+    /// A child process speaking MCP on its stdin and stdout.
+    Stdio(Command),
+    /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
+    Tcp(String),
+    /// A byte stream already open: what the server writes, and where to write to it.
+    Stream(
+        Box<dyn AsyncRead + Send + Unpin>,
+        Box<dyn AsyncWrite + Send + Unpin>,
+    ),
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stdio(c) => f.debug_tuple("Stdio").field(c).finish(),
+            Self::Tcp(a) => f.debug_tuple("Tcp").field(a).finish(),
+            Self::Stream(..) => f.write_str("Stream"),
+        }
+    }
+}
+
+impl Transport {
+    /// The key the outcome of mode `Auto` is remembered under: the command line or the
+    /// address; `None` for a stream, which is never the same twice.
+    pub(crate) fn key(&self) -> Option<String> {
+        match self {
+            Self::Stdio(c) => Some(format!("stdio:{} {}", c.program, c.args.join(" "))),
+            Self::Tcp(a) => Some(format!("tcp:{a}")),
+            Self::Stream(..) => None,
+        }
+    }
+}
+
+/// The last bytes a child wrote to its stderr.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stderr(Arc<Mutex<VecDeque<u8>>>);
+
+impl Stderr {
+    fn push(&self, line: &[u8]) {
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.extend(line);
+        while kept.len() > STDERR_KEPT {
+            kept.pop_front();
+        }
+    }
+
+    /// What was kept, as text.
+    pub(crate) fn text(&self) -> String {
+        let kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (a, b) = kept.as_slices();
+        let mut v = a.to_vec();
+        v.extend_from_slice(b);
+        String::from_utf8_lossy(&v).trim_end().to_owned()
+    }
+}
+
+/// An open line transport: what the server writes, where to write, and what keeps the
+/// child (killed when this is dropped).
+pub(crate) struct Opened {
+    pub(crate) read: Box<dyn AsyncRead + Send + Unpin>,
+    pub(crate) write: Box<dyn AsyncWrite + Send + Unpin>,
+    pub(crate) child: Option<tokio::process::Child>,
+    pub(crate) stderr: Stderr,
+}
+
+/// Opens a transport.
+pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
+    match t {
+        Transport::Stream(read, write) => Ok(Opened {
+            read,
+            write,
+            child: None,
+            stderr: Stderr::default(),
+        }),
+        Transport::Tcp(addr) => {
+            let s = tokio::net::TcpStream::connect(&addr)
+                .await
+                .map_err(|e| Error::Transport(format!("cannot connect to {addr}: {e}")))?;
+            let _ = s.set_nodelay(true);
+            let (r, w) = s.into_split();
+            Ok(Opened {
+                read: Box::new(r),
+                write: Box::new(w),
+                child: None,
+                stderr: Stderr::default(),
+            })
+        }
+        Transport::Stdio(c) => {
+            let mut cmd = tokio::process::Command::new(&c.program);
+            cmd.args(&c.args)
+                .envs(c.env.iter().map(|(k, v)| (k, v)))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .kill_on_drop(true);
+            if let Some(d) = &c.cwd {
+                cmd.current_dir(d);
+            }
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| Error::Transport(format!("cannot start {}: {e}", c.program)))?;
+            let (Some(stdin), Some(stdout), Some(err)) =
+                (child.stdin.take(), child.stdout.take(), child.stderr.take())
+            else {
+                return Err(Error::Transport("the child's pipes are missing".into()));
+            };
+            let stderr = Stderr::default();
+            let kept = stderr.clone();
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(err);
+                let mut line = Vec::new();
+                while lines
+                    .read_until(b'\n', &mut line)
+                    .await
+                    .is_ok_and(|n| n > 0)
+                {
+                    tracing::debug!(target: "janus_client::stderr", "{}", String::from_utf8_lossy(&line).trim_end());
+                    kept.push(&line);
+                    line.clear();
+                }
+            });
+            Ok(Opened {
+                read: Box::new(stdout),
+                write: Box::new(stdin),
+                child: Some(child),
+                stderr,
+            })
+        }
+    }
+}
+
+/// Writes what comes on `lines` to `w`, several lines in one write when they queue up; ends
+/// when every sender is gone (the client closed) or a write fails.
+pub(crate) async fn writer(
+    mut w: Box<dyn AsyncWrite + Send + Unpin>,
+    mut lines: mpsc::UnboundedReceiver<Bytes>,
+) {
+    let mut buf = BytesMut::new();
+    while let Some(first) = lines.recv().await {
+        if lines.is_empty() {
+            if w.write_all(&first).await.is_err() {
+                break;
+            }
+        } else {
+            buf.clear();
+            buf.extend_from_slice(&first);
+            while let Ok(more) = lines.try_recv() {
+                buf.extend_from_slice(&more);
+                if buf.len() > 1 << 20 {
+                    break;
+                }
+            }
+            if w.write_all(&buf).await.is_err() {
+                break;
+            }
+        }
+        if w.flush().await.is_err() {
+            break;
+        }
+    }
+    // NB. Closing the server's input is how a stdio client says goodbye.
+    let _ = w.shutdown().await;
+}
+
+/// Reads `r` into frames, each handed to `line`; returns why the input ended.
+pub(crate) async fn reader(
+    mut r: Box<dyn AsyncRead + Send + Unpin>,
+    max_frame: usize,
+    mut line: impl FnMut(Bytes),
+) -> String {
+    let mut codec = janus_codec::FrameCodec::new();
+    codec.max_frame_len(max_frame);
+    let mut buf = BytesMut::with_capacity(64 << 10);
+    loop {
+        while let Some(f) = codec.decode_frame(&mut buf) {
+            match f {
+                janus_codec::Frame::Line(l) => line(l),
+                janus_codec::Frame::Oversize => {
+                    tracing::warn!("the server sent a line over {max_frame} bytes: dropped");
+                }
+            }
+        }
+        if buf.capacity() - buf.len() < 4096 {
+            buf.reserve(64 << 10);
+        }
+        match r.read_buf(&mut buf).await {
+            Ok(0) => {
+                while let Some(f) = codec.decode_frame_eof(&mut buf) {
+                    if let janus_codec::Frame::Line(l) = f {
+                        line(l);
+                    }
+                }
+                return "the server closed its output".into();
+            }
+            Ok(_) => {}
+            Err(e) => return format!("reading from the server failed: {e}"),
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! The client against a Janus server in process (`serve_stream` over a byte pipe), in every
+//! lifecycle mode: specs and results the same in both eras, the safety classes, pipelined
+//! calls, timeouts that cancel on the wire, the caller's cancel, progress, input callbacks in
+//! both eras, and a server that goes away.
+
+use janus_client::{
+    CallOptions, Callbacks, Cancel, Client, Content, Error, Mode, Options, SafetyClass, Transport,
+};
+use janus_codec::ProtocolVersion;
+use janus_server_core::serve::{Config, serve_stream};
+use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
+use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server, demo};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+async fn connect_to(server: Arc<Server>, opts: Options) -> Result<Client, Error> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_io);
+    tokio::spawn(async move { serve_stream(server, sr, sw, &Config::default()).await });
+    let (cr, cw) = tokio::io::split(client_io);
+    Client::connect(Transport::Stream(Box::new(cr), Box::new(cw)), opts).await
+}
+
+fn opts(mode: Mode) -> Options {
+    Options {
+        mode,
+        ..Options::default()
+    }
+}
+
+#[tokio::test]
+async fn every_mode_settles_and_both_eras_give_the_same_specs_and_results() {
+    let legacy = connect_to(demo::server(), opts(Mode::Legacy))
+        .await
+        .unwrap();
+    let modern = connect_to(demo::server(), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let auto = connect_to(demo::server(), opts(Mode::Auto)).await.unwrap();
+    assert_eq!(legacy.negotiated().version, ProtocolVersion::V2025_11_25);
+    assert!(
+        legacy
+            .negotiated()
+            .server_info
+            .as_deref()
+            .unwrap()
+            .contains("janus")
+    );
+    assert_eq!(modern.negotiated().version, ProtocolVersion::V2026_07_28);
+    assert_eq!(
+        modern.negotiated().server_info,
+        None,
+        "pinned: no negotiation traffic"
+    );
+    assert_eq!(auto.negotiated().version, ProtocolVersion::V2026_07_28);
+    assert!(
+        auto.negotiated()
+            .server_info
+            .as_deref()
+            .unwrap()
+            .contains("janus")
+    );
+    let specs = legacy.list_tools().await.unwrap();
+    let mut modern_specs = modern.list_tools().await.unwrap();
+    // NB. Tasks are an extension in 2026-07-28, which this client did not declare: there a
+    // tool says nothing of them. Everything else is the same.
+    let sleep =
+        |v: &[janus_client::ToolSpec]| v.iter().find(|t| t.name == "sleep").unwrap().task_support;
+    assert_eq!(sleep(&specs), janus_client::TaskSupport::Optional);
+    assert_eq!(sleep(&modern_specs), janus_client::TaskSupport::Forbidden);
+    for t in &mut modern_specs {
+        if t.name == "sleep" {
+            t.task_support = janus_client::TaskSupport::Optional;
+        }
+    }
+    assert_eq!(specs, modern_specs);
+    let echo = specs.iter().find(|t| t.name == "echo").unwrap();
+    assert_eq!(echo.title.as_deref(), Some("Echo"));
+    assert_eq!(echo.annotations.read_only, Some(true));
+    // The demo server is not trusted here: its hints do not count.
+    assert_eq!(echo.safety, SafetyClass::Destructive);
+    for c in [&legacy, &modern] {
+        let r = c
+            .call_tool("echo", Some(r#"{"text":"hi"}"#), CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.content, [Content::Text { text: "hi".into() }]);
+        let sum = c
+            .call_tool("add", Some(r#"{"a":2,"b":3}"#), CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(sum.structured.as_deref(), Some(r#"{"sum":5}"#));
+        let failed = c
+            .call_tool("fail", None, CallOptions::default())
+            .await
+            .unwrap();
+        assert!(failed.is_error);
+        // An unknown tool is a protocol rejection, not a transport failure.
+        let e = c
+            .call_tool("nope", None, CallOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(e.rejection().map(|r| r.code), Some(-32602), "{e}");
+    }
+    let a = legacy.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
+    let b = modern.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
+    assert_eq!(a.await.unwrap(), b.await.unwrap());
+}
+
+#[tokio::test]
+async fn a_trusted_server_gets_the_classes_its_hints_give() {
+    let c = connect_to(
+        demo::server(),
+        Options {
+            trusted: true,
+            ..Options::default()
+        },
+    )
+    .await
+    .unwrap();
+    let specs = c.list_tools().await.unwrap();
+    let class = |n: &str| specs.iter().find(|t| t.name == n).unwrap().safety;
+    assert_eq!(class("echo"), SafetyClass::ReadOnly);
+}
+
+#[tokio::test]
+async fn calls_in_flight_together_are_matched_to_their_answers() {
+    for mode in [Mode::Legacy, Mode::Modern] {
+        let c = Arc::new(connect_to(demo::server(), opts(mode)).await.unwrap());
+        let mut set = tokio::task::JoinSet::new();
+        for i in 0..200 {
+            let c = Arc::clone(&c);
+            set.spawn(async move {
+                let args = format!(r#"{{"text":"n{i}"}}"#);
+                let r = c
+                    .call_tool("echo", Some(&args), CallOptions::default())
+                    .await
+                    .unwrap();
+                assert_eq!(r.text(), format!("n{i}"));
+            });
+        }
+        // A slow call among them does not hold the others.
+        let slow = {
+            let c = Arc::clone(&c);
+            tokio::spawn(async move {
+                c.call_tool("sleep", Some(r#"{"ms":200}"#), CallOptions::default())
+                    .await
+                    .unwrap()
+                    .text()
+            })
+        };
+        while let Some(r) = set.join_next().await {
+            r.unwrap();
+        }
+        assert_eq!(slow.await.unwrap(), "slept 200 ms");
+    }
+}
+
+/// A tool that waits until it is cancelled, and says so.
+fn waiter(flag: Arc<AtomicBool>) -> Arc<Server> {
+    struct Dropped(Arc<AtomicBool>, bool);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            if !self.1 {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let spec = ToolSpec::new("wait", "waits", r#"{"type":"object"}"#).unwrap();
+    Server::builder("waiter", "1")
+        .async_tool(
+            spec,
+            move |_: &Ctx<'_>, _: Args<'_>| -> Result<ToolFuture, RpcError> {
+                let guard = Dropped(Arc::clone(&flag), false);
+                Ok(Box::pin(async move {
+                    let mut guard = guard;
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    guard.1 = true;
+                    Ok(ToolResult::text("done"))
+                }))
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_timeout_cancels_the_request_on_the_wire_and_the_caller_can_cancel_too() {
+    for mode in [Mode::Legacy, Mode::Modern] {
+        let flag = Arc::new(AtomicBool::new(false));
+        let c = connect_to(waiter(Arc::clone(&flag)), opts(mode))
+            .await
+            .unwrap();
+        let o = CallOptions {
+            timeout: Some(Duration::from_millis(100)),
+            ..CallOptions::default()
+        };
+        let e = c.call_tool("wait", None, o).await.unwrap_err();
+        assert!(
+            matches!(e, Error::Timeout(d) if d == Duration::from_millis(100)),
+            "{e}"
+        );
+        for _ in 0..50 {
+            if flag.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(
+            flag.load(Ordering::SeqCst),
+            "{mode:?}: the server's work was cancelled"
+        );
+        // The caller's cancel.
+        let flag2 = Arc::new(AtomicBool::new(false));
+        let c = connect_to(waiter(Arc::clone(&flag2)), opts(mode))
+            .await
+            .unwrap();
+        let cancel = Cancel::new();
+        let o = CallOptions {
+            cancel: Some(cancel.clone()),
+            ..CallOptions::default()
+        };
+        let call = c.call_tool("wait", None, o);
+        let fire = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.fire();
+        };
+        let (r, ()) = tokio::join!(call, fire);
+        assert!(matches!(r, Err(Error::Cancelled)), "{r:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(flag2.load(Ordering::SeqCst));
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_caller() {
+    for mode in [Mode::Legacy, Mode::Modern] {
+        let c = connect_to(demo::server(), opts(mode)).await.unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let o = CallOptions {
+            progress: Some(tx),
+            ..CallOptions::default()
+        };
+        let r = c
+            .call_tool("sleep", Some(r#"{"ms":350}"#), o)
+            .await
+            .unwrap();
+        assert_eq!(r.text(), "slept 350 ms");
+        let mut seen = Vec::new();
+        while let Ok(p) = rx.try_recv() {
+            seen.push(p);
+        }
+        assert!(seen.len() >= 3, "{mode:?}: {seen:?}");
+        assert_eq!(seen[0].total, Some(350.0));
+        assert!(seen.windows(2).all(|w| w[0].progress < w[1].progress));
+    }
+}
+
+fn asking() -> Arc<Server> {
+    let schema = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
+    let ask = move |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), RpcError> {
+        let Some(a) = ctx.input("name") else {
+            return Err(InputRequired::new()
+                .ask("name", InputRequest::elicit("Your name?", schema)?)
+                .into());
+        };
+        let name = a
+            .get("content")
+            .and_then(|c| c.get("name"))
+            .and_then(|n| n.as_string())
+            .map(|s| s.into_owned())
+            .unwrap_or_default();
+        out.text(&format!("Hello, {name}"));
+        Ok(())
+    };
+    let spec = ToolSpec::new("ask", "asks", r#"{"type":"object"}"#).unwrap();
+    Server::builder("asking", "1")
+        .tool(spec, ask)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn one_callback_answers_the_servers_input_in_both_eras() {
+    for mode in [Mode::Legacy, Mode::Modern, Mode::Auto] {
+        let callbacks = Callbacks::new().elicit(|params: String| async move {
+            assert!(params.contains("Your name?"), "{params}");
+            Ok(r#"{"action":"accept","content":{"name":"Ada"}}"#.to_owned())
+        });
+        let o = Options {
+            mode,
+            callbacks,
+            ..Options::default()
+        };
+        let c = connect_to(asking(), o).await.unwrap();
+        let r = c
+            .call_tool("ask", None, CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.text(), "Hello, Ada", "{mode:?}");
+    }
+    // Without the callback the capability is not declared: the server says so.
+    let c = connect_to(asking(), opts(Mode::Modern)).await.unwrap();
+    let e = c
+        .call_tool("ask", None, CallOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.rejection().map(|r| r.code), Some(-32021), "{e}");
+    let c = connect_to(asking(), opts(Mode::Legacy)).await.unwrap();
+    let r = c
+        .call_tool("ask", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert!(r.is_error, "{r:?}");
+}
+
+/// A fake legacy-only server on a pipe: `server/discover` is unknown to it, `initialize`
+/// answers `version`, and every other request `-32601`; it hangs up after `lines` lines.
+async fn legacy_only(version: &'static str, lines: usize) -> Transport {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (sr, mut sw) = tokio::io::split(server_io);
+    tokio::spawn(async move {
+        let mut r = BufReader::new(sr).lines();
+        let mut n = 0;
+        while let Ok(Some(line)) = r.next_line().await {
+            n += 1;
+            if n > lines {
+                break;
+            }
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = v.get("id") else { continue };
+            let answer = if v["method"] == "initialize" {
+                serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":version,"capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"0"}}})
+            } else if v["method"] == "tools/list" && v["params"]["_meta"].is_null() {
+                serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}})
+            } else {
+                serde_json::json!({"jsonrpc":"2.0","id":id,"error":{"code":-32601,"message":"Method not found"}})
+            };
+            let mut text = answer.to_string();
+            text.push('\n');
+            if sw.write_all(text.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let (cr, cw) = tokio::io::split(client_io);
+    Transport::Stream(Box::new(cr), Box::new(cw))
+}
+
+#[tokio::test]
+async fn auto_falls_back_to_the_handshake_and_modern_fails_clearly_against_an_old_server() {
+    let c = Client::connect(legacy_only("2025-06-18", 100).await, opts(Mode::Auto))
+        .await
+        .unwrap();
+    assert_eq!(c.negotiated().version, ProtocolVersion::V2025_06_18);
+    assert_eq!(c.list_tools().await.unwrap()[0].name, "t");
+    // Pinned modern: the first request is refused, never a hang.
+    let c = Client::connect(legacy_only("2025-06-18", 100).await, opts(Mode::Modern))
+        .await
+        .unwrap();
+    let e = tokio::time::timeout(Duration::from_secs(5), c.list_tools())
+        .await
+        .expect("an answer, not a hang")
+        .unwrap_err();
+    assert_eq!(e.rejection().map(|r| r.code), Some(-32601), "{e}");
+    // A revision the client does not speak is an error of the handshake.
+    let e = Client::connect(legacy_only("2099-01-01", 100).await, opts(Mode::Legacy))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::Protocol(_)), "{e}");
+    // A server that goes away: what waits gets a session error.
+    let c = Client::connect(legacy_only("2025-11-25", 2).await, opts(Mode::Legacy))
+        .await
+        .unwrap();
+    let e = c.list_tools().await.unwrap_err();
+    assert!(matches!(e, Error::Session(_)), "{e}");
+}
