@@ -3,8 +3,10 @@
 //! `janus serve` speaks MCP on stdin/stdout (or on TCP with `--listen`); stdout carries
 //! protocol bytes only, and logs go to stderr.
 //! `janus bench` measures Janus against its baselines.
+//! `janus tools` and `janus call` are the client: a server's tools, or one call.
 
 mod auth;
+mod client_cli;
 mod fixtures;
 
 use clap::{Parser, Subcommand};
@@ -105,6 +107,22 @@ enum Command {
         input_timeout_secs: u64,
         #[command(flatten)]
         auth: auth::AuthArgs,
+    },
+    /// List a server's tools: the normalised specs, their safety classes and the revision
+    /// settled.
+    Tools {
+        #[command(flatten)]
+        target: client_cli::Target,
+    },
+    /// Call one tool of a server and print its result.
+    Call {
+        /// The tool.
+        tool: String,
+        /// Its arguments, a JSON object.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[command(flatten)]
+        target: client_cli::Target,
     },
     /// Measure Janus against its baselines and print side-by-side tables.
     Bench {
@@ -229,6 +247,8 @@ fn main() -> ExitCode {
             }
             run_serve(server, listen, http.map(|(a, c)| (a, c, auth)), config)
         }
+        Command::Tools { target } => client_cli::tools(&target),
+        Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
         Command::Bench {
             seconds,
             smoke,

@@ -413,7 +413,7 @@ pub struct Client {
     trusted: bool,
     timeout: Duration,
     max_rounds: usize,
-    _child: Option<tokio::process::Child>,
+    child: Option<tokio::process::Child>,
 }
 
 impl std::fmt::Debug for Client {
@@ -451,6 +451,7 @@ impl Client {
         tokio::spawn(transport::writer(opened.write, lines));
         let weak = Arc::downgrade(&inner);
         let max_frame = opts.max_frame;
+        let stderr_done = opened.stderr_done;
         tokio::spawn(async move {
             let why = transport::reader(opened.read, max_frame, |line| {
                 if let Some(inner) = weak.upgrade() {
@@ -458,6 +459,10 @@ impl Client {
                 }
             })
             .await;
+            // NB. A child that exits says why on its stderr: the error waits a moment for it.
+            if let Some(done) = stderr_done {
+                let _ = tokio::time::timeout(Duration::from_millis(500), done).await;
+            }
             if let Some(inner) = weak.upgrade() {
                 inner.close(why);
             }
@@ -473,7 +478,7 @@ impl Client {
             trusted: opts.trusted,
             timeout: opts.timeout,
             max_rounds: opts.max_rounds,
-            _child: opened.child,
+            child: opened.child,
         };
         client.negotiated = client.settle(opts.mode, key, &opts.cache).await?;
         lock(&client.inner.core).set_version(client.negotiated.version);
@@ -577,6 +582,18 @@ impl Client {
         let line = lock(&self.inner.core).notification("notifications/initialized", "");
         let _ = self.inner.out.send(line.freeze());
         Ok(n)
+    }
+
+    /// Ends the connection as the stdio transport says: the server's input is closed, its
+    /// process given `grace` to exit, then killed. Requests still waiting get
+    /// [`Error::Session`]. (Dropping the client kills a child at once.)
+    pub async fn close(mut self, grace: Duration) {
+        let _ = self.inner.out.send(Bytes::new());
+        if let Some(mut child) = self.child.take()
+            && tokio::time::timeout(grace, child.wait()).await.is_err()
+        {
+            let _ = child.kill().await;
+        }
     }
 
     /// What the lifecycle settled.

@@ -112,6 +112,8 @@ pub(crate) struct Opened {
     pub(crate) write: Box<dyn AsyncWrite + Send + Unpin>,
     pub(crate) child: Option<tokio::process::Child>,
     pub(crate) stderr: Stderr,
+    /// Ends when the child's stderr does.
+    pub(crate) stderr_done: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Opens a transport.
@@ -122,6 +124,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
             write,
             child: None,
             stderr: Stderr::default(),
+            stderr_done: None,
         }),
         Transport::Tcp(addr) => {
             let s = tokio::net::TcpStream::connect(&addr)
@@ -134,6 +137,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
                 write: Box::new(w),
                 child: None,
                 stderr: Stderr::default(),
+                stderr_done: None,
             })
         }
         Transport::Stdio(c) => {
@@ -157,7 +161,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
             };
             let stderr = Stderr::default();
             let kept = stderr.clone();
-            tokio::spawn(async move {
+            let done = tokio::spawn(async move {
                 let mut lines = tokio::io::BufReader::new(err);
                 let mut line = Vec::new();
                 while lines
@@ -175,6 +179,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
                 write: Box::new(stdin),
                 child: Some(child),
                 stderr,
+                stderr_done: Some(done),
             })
         }
     }
@@ -188,6 +193,10 @@ pub(crate) async fn writer(
 ) {
     let mut buf = BytesMut::new();
     while let Some(first) = lines.recv().await {
+        // NB. An empty line is the client's goodbye.
+        if first.is_empty() {
+            break;
+        }
         if lines.is_empty() {
             if w.write_all(&first).await.is_err() {
                 break;
@@ -195,13 +204,15 @@ pub(crate) async fn writer(
         } else {
             buf.clear();
             buf.extend_from_slice(&first);
+            let mut bye = false;
             while let Ok(more) = lines.try_recv() {
+                bye = more.is_empty();
                 buf.extend_from_slice(&more);
-                if buf.len() > 1 << 20 {
+                if bye || buf.len() > 1 << 20 {
                     break;
                 }
             }
-            if w.write_all(&buf).await.is_err() {
+            if w.write_all(&buf).await.is_err() || bye {
                 break;
             }
         }
@@ -210,6 +221,7 @@ pub(crate) async fn writer(
         }
     }
     // NB. Closing the server's input is how a stdio client says goodbye.
+    let _ = w.flush().await;
     let _ = w.shutdown().await;
 }
 

@@ -107,6 +107,24 @@ async fn every_mode_settles_and_both_eras_give_the_same_specs_and_results() {
     let a = legacy.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
     let b = modern.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
     assert_eq!(a.await.unwrap(), b.await.unwrap());
+    legacy.close(Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn a_child_server_gets_its_input_closed_and_exits() {
+    // `cat` answers nothing and exits at the end of its input: close() says goodbye and
+    // waits for it; nothing is killed.
+    let t = Transport::Stdio(janus_client::Command::new(
+        "sh",
+        ["-c", "cat >/dev/null; echo bye >&2"],
+    ));
+    let c = Client::connect(t, opts(Mode::Modern)).await.unwrap();
+    let started = std::time::Instant::now();
+    c.close(Duration::from_secs(5)).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "it exited, it was not killed"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,274 @@
+//! `janus tools` and `janus call`: janus-client on the command line.
+//!
+//! Both name a server the same way: an entry of an MCP hosts' configuration file
+//! (`--config FILE --server NAME`), a TCP address (`--tcp`), a URL (`--url`), or a command
+//! after `--`. Results go to stdout; errors to stderr, with an exit code for each kind (see
+//! [`janus_client::Error::exit_code`]): 1 a tool that failed (`isError`), 3 a protocol
+//! rejection, 4 a transport or session failure, 5 a timeout, 6 a protocol violation, 7 a
+//! configuration error.
+
+use janus_client::config::{Config, Reach};
+use janus_client::{
+    CallOptions, CallResult, Client, Command, Content, Error, Mode, Options, ToolSpec, Transport,
+};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Which server, and how to talk to it.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Target {
+    /// The lifecycle mode: legacy (the `initialize` handshake), modern (2026-07-28 pinned) or
+    /// auto (`server/discover`, then the handshake if the server is not modern). Default:
+    /// the configuration's `protocol`, else legacy.
+    #[arg(long, value_parser = ["legacy", "modern", "auto"])]
+    mode: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Trust the server's hints (default: the configuration's `trusted`, else not).
+    #[arg(long)]
+    trusted: bool,
+    /// Seconds one request may take (then it is cancelled).
+    #[arg(long, default_value_t = 60)]
+    timeout_secs: u64,
+    /// An MCP hosts' configuration file (`mcpServers`).
+    #[arg(long, requires = "server", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The server's name in `--config`.
+    #[arg(long, requires = "config", value_name = "NAME")]
+    server: Option<String>,
+    /// A streamable HTTP endpoint.
+    #[arg(long, conflicts_with_all = ["config", "command", "tcp"])]
+    url: Option<String>,
+    /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
+    #[arg(long, conflicts_with_all = ["config", "command"], value_name = "ADDR")]
+    tcp: Option<String>,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+impl Target {
+    /// The transport and the options the flags and the configuration give.
+    fn resolve(&self) -> Result<(Transport, Options), Error> {
+        let mut opts = Options {
+            timeout: Duration::from_secs(self.timeout_secs),
+            name: "janus".into(),
+            ..Options::default()
+        };
+        let reach = if let (Some(file), Some(name)) = (&self.config, &self.server) {
+            let config = Config::load(file)?;
+            let s = config.server(name)?;
+            opts.mode = s.mode;
+            opts.trusted = s.trusted;
+            s.reach.clone()
+        } else if let Some(url) = &self.url {
+            Reach::Http {
+                url: url.clone(),
+                headers: Vec::new(),
+            }
+        } else if let Some(addr) = &self.tcp {
+            Reach::Tcp(addr.clone())
+        } else if let Some((program, args)) = self.command.split_first() {
+            Reach::Stdio(Command::new(program.clone(), args.iter().cloned()))
+        } else {
+            return Err(Error::Config(
+                "no server: give --config FILE --server NAME, --url, --tcp, or a command after --"
+                    .into(),
+            ));
+        };
+        if let Some(m) = &self.mode {
+            opts.mode = Mode::parse(m)?;
+        }
+        opts.trusted |= self.trusted;
+        let transport = match reach {
+            Reach::Stdio(c) => Transport::Stdio(c),
+            Reach::Tcp(a) => Transport::Tcp(a),
+            Reach::Http { url, .. } | Reach::Sse { url, .. } => {
+                return Err(Error::Config(format!(
+                    "{url}: this janus-client reaches servers over stdio and TCP; its HTTP transports are not built yet"
+                )));
+            }
+        };
+        Ok((transport, opts))
+    }
+
+    async fn connect(&self) -> Result<(Client, Mode), Error> {
+        let (transport, opts) = self.resolve()?;
+        let mode = opts.mode;
+        Ok((Client::connect(transport, opts).await?, mode))
+    }
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Legacy => "legacy",
+        Mode::Modern => "modern",
+        Mode::Auto => "auto",
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("janus: no runtime: {e}");
+            ExitCode::FAILURE
+        })
+}
+
+fn failed(e: &Error) -> ExitCode {
+    eprintln!("janus: {e}");
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
+}
+
+/// `janus tools`: the server's tools as normalised specs, with their safety classes and the
+/// revision settled.
+pub(crate) fn tools(target: &Target) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(c) => return c,
+    };
+    rt.block_on(async {
+        let (client, mode) = match target.connect().await {
+            Ok(c) => c,
+            Err(e) => return failed(&e),
+        };
+        let specs = match client.list_tools().await {
+            Ok(s) => s,
+            Err(e) => return failed(&e),
+        };
+        let n = client.negotiated().clone();
+        client.close(Duration::from_secs(2)).await;
+        if target.json {
+            let out = json!({
+                "revision": n.version.as_str(),
+                "mode": mode_name(mode),
+                "serverInfo": n.server_info.as_deref().map(parse),
+                "tools": specs.iter().map(spec_json).collect::<Vec<_>>(),
+            });
+            println!("{out}");
+        } else {
+            println!(
+                "revision {} (mode {}), server {}",
+                n.version.as_str(),
+                mode_name(mode),
+                n.server_info.as_deref().unwrap_or("(not told)")
+            );
+            for s in &specs {
+                let about = s
+                    .title
+                    .as_deref()
+                    .or(s.description.as_deref())
+                    .unwrap_or("");
+                println!("{:<32} {:<12} {about}", s.name, s.safety.as_str());
+            }
+        }
+        ExitCode::SUCCESS
+    })
+}
+
+/// `janus call`: one tool called, its result printed.
+pub(crate) fn call(target: &Target, tool: &str, args: Option<&str>) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(c) => return c,
+    };
+    rt.block_on(async {
+        let (client, _) = match target.connect().await {
+            Ok(c) => c,
+            Err(e) => return failed(&e),
+        };
+        let called = client.call_tool(tool, args, CallOptions::default()).await;
+        let revision = client.negotiated().version.as_str();
+        client.close(Duration::from_secs(2)).await;
+        let r = match called {
+            Ok(r) => r,
+            Err(e) => return failed(&e),
+        };
+        if target.json {
+            let mut v = result_json(&r);
+            v["revision"] = json!(revision);
+            println!("{v}");
+        } else {
+            for c in &r.content {
+                match c {
+                    Content::Text { text } => println!("{text}"),
+                    other => println!("{}", content_json(other)),
+                }
+            }
+            if let Some(s) = &r.structured {
+                println!("{s}");
+            }
+        }
+        if r.is_error {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    })
+}
+
+fn parse(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
+}
+
+fn spec_json(s: &ToolSpec) -> Value {
+    let a = &s.annotations;
+    json!({
+        "name": s.name,
+        "title": s.title,
+        "description": s.description,
+        "inputSchema": parse(&s.input_schema),
+        "outputSchema": s.output_schema.as_deref().map(parse),
+        "annotations": {
+            "title": a.title,
+            "readOnlyHint": a.read_only,
+            "destructiveHint": a.destructive,
+            "idempotentHint": a.idempotent,
+            "openWorldHint": a.open_world,
+        },
+        "taskSupport": format!("{:?}", s.task_support).to_lowercase(),
+        "safety": s.safety.as_str(),
+    })
+}
+
+fn content_json(c: &Content) -> Value {
+    match c {
+        Content::Text { text } => json!({"type": "text", "text": text}),
+        Content::Image { data, mime_type } => {
+            json!({"type": "image", "data": data, "mimeType": mime_type})
+        }
+        Content::Audio { data, mime_type } => {
+            json!({"type": "audio", "data": data, "mimeType": mime_type})
+        }
+        Content::ResourceLink {
+            uri,
+            name,
+            mime_type,
+            description,
+        } => {
+            json!({"type": "resource_link", "uri": uri, "name": name, "mimeType": mime_type, "description": description})
+        }
+        Content::Resource {
+            uri,
+            mime_type,
+            text,
+            blob,
+        } => {
+            json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, "text": text, "blob": blob}})
+        }
+        Content::Other(raw) => parse(raw),
+    }
+}
+
+fn result_json(r: &CallResult) -> Value {
+    json!({
+        "content": r.content.iter().map(content_json).collect::<Vec<_>>(),
+        "structuredContent": r.structured.as_deref().map(parse),
+        "isError": r.is_error,
+    })
+}
