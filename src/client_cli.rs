@@ -86,9 +86,10 @@ impl Target {
         let transport = match reach {
             Reach::Stdio(c) => Transport::Stdio(c),
             Reach::Tcp(a) => Transport::Tcp(a),
-            Reach::Http { url, .. } | Reach::Sse { url, .. } => {
+            Reach::Http { url, headers } => Transport::Http { url, headers },
+            Reach::Sse { url, .. } => {
                 return Err(Error::Config(format!(
-                    "{url}: this janus-client reaches servers over stdio and TCP; its HTTP transports are not built yet"
+                    "{url}: the 2024-11-05 HTTP+SSE transport is not built into this janus-client yet"
                 )));
             }
         };

@@ -232,6 +232,8 @@ struct Inner {
     callbacks: Callbacks,
     stderr: Stderr,
     tokens: AtomicU64,
+    /// Over HTTP, the `x-mcp-header` mirrors of the tools listed.
+    mirrors: Option<crate::http::Mirrors>,
 }
 
 impl Inner {
@@ -434,20 +436,49 @@ impl Client {
     /// client does not speak ([`Error::Protocol`]).
     pub async fn connect(transport: Transport, opts: Options) -> Result<Self, Error> {
         let key = transport.key();
-        let opened = transport::open(transport).await?;
         let (out, lines) = mpsc::unbounded_channel();
         let caps = opts.callbacks.capabilities();
         let identity = Identity::new(&opts.name, &opts.version, &caps);
-        let inner = Arc::new(Inner {
-            out,
-            core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
-            pending: Mutex::new(HashMap::new()),
-            progress: Mutex::new(HashMap::new()),
-            closed: Mutex::new(None),
-            callbacks: opts.callbacks.clone(),
-            stderr: opened.stderr,
-            tokens: AtomicU64::new(0),
-        });
+        let new_inner = |stderr, mirrors| {
+            Arc::new(Inner {
+                out,
+                core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
+                pending: Mutex::new(HashMap::new()),
+                progress: Mutex::new(HashMap::new()),
+                closed: Mutex::new(None),
+                callbacks: opts.callbacks.clone(),
+                stderr,
+                tokens: AtomicU64::new(0),
+                mirrors,
+            })
+        };
+        if let Transport::Http { url, headers } = &transport {
+            let endpoint = crate::http::Endpoint::new(url, headers)?;
+            let mirrors = crate::http::Mirrors::default();
+            let inner = new_inner(Stderr::default(), Some(Arc::clone(&mirrors)));
+            let weak = Arc::downgrade(&inner);
+            let sink: crate::http::Sink = Arc::new(move |d| {
+                let Some(inner) = weak.upgrade() else { return };
+                match d {
+                    crate::http::Delivery::Line(line) => inner.dispatch(line),
+                    crate::http::Delivery::Failed(id, e) => {
+                        if let Some(w) = lock(&inner.pending).remove(&id) {
+                            let _ = w.send(Err(e));
+                        }
+                    }
+                }
+            });
+            tokio::spawn(crate::http::writer(
+                endpoint,
+                lines,
+                sink,
+                mirrors,
+                opts.max_frame,
+            ));
+            return Self::settled(inner, None, opts, key).await;
+        }
+        let opened = transport::open(transport).await?;
+        let inner = new_inner(opened.stderr, None);
         tokio::spawn(transport::writer(opened.write, lines));
         let weak = Arc::downgrade(&inner);
         let max_frame = opts.max_frame;
@@ -467,6 +498,16 @@ impl Client {
                 inner.close(why);
             }
         });
+        Self::settled(inner, opened.child, opts, key).await
+    }
+
+    /// The client on a connection already open, its lifecycle settled.
+    async fn settled(
+        inner: Arc<Inner>,
+        child: Option<tokio::process::Child>,
+        opts: Options,
+        key: Option<String>,
+    ) -> Result<Self, Error> {
         let mut client = Self {
             inner,
             negotiated: Negotiated {
@@ -478,7 +519,7 @@ impl Client {
             trusted: opts.trusted,
             timeout: opts.timeout,
             max_rounds: opts.max_rounds,
-            child: opened.child,
+            child,
         };
         client.negotiated = client.settle(opts.mode, key, &opts.cache).await?;
         lock(&client.inner.core).set_version(client.negotiated.version);
@@ -549,7 +590,8 @@ impl Client {
             Err(Error::Rejected(rej)) => {
                 Ok((probe_outcome(Err(&rej)).map_err(Error::Rejected)?, None))
             }
-            Err(Error::Timeout(_)) => Ok((Probe::Legacy, None)),
+            // NB. Over HTTP, a status without a modern JSON-RPC error is a legacy server.
+            Err(Error::Timeout(_) | Error::Status(400 | 404 | 405, _)) => Ok((Probe::Legacy, None)),
             Err(e) => Err(e),
         }
     }
@@ -812,7 +854,7 @@ impl Client {
                 Error::Protocol("a tools/list result without a tools array".into())
             })?;
             for t in list.elements() {
-                match ToolSpec::from_wire(t, self.trusted) {
+                match ToolSpec::from_wire(t, self.trusted).and_then(|s| self.mirror(s)) {
                     Ok(spec) => tools.push(spec),
                     Err(why) => tracing::warn!("tools/list: left out: {why}"),
                 }
@@ -825,6 +867,26 @@ impl Client {
         Err(Error::Protocol(
             "tools/list never ended (10,000 pages)".into(),
         ))
+    }
+
+    /// Over HTTP, a tool's `x-mcp-header` annotations: remembered for its calls, or (when
+    /// they break the rules) the reason the tool is left out.
+    fn mirror(&self, spec: ToolSpec) -> Result<ToolSpec, String> {
+        let Some(mirrors) = &self.inner.mirrors else {
+            return Ok(spec);
+        };
+        if self.negotiated.version.is_handshake() {
+            return Ok(spec);
+        }
+        let m = crate::http::mirrors_of(&spec.input_schema)
+            .map_err(|why| format!("tool {}: {why}", spec.name))?;
+        let mut all = lock(mirrors);
+        if m.is_empty() {
+            all.remove(&spec.name);
+        } else {
+            all.insert(spec.name.clone(), m);
+        }
+        Ok(spec)
     }
 
     /// `tools/call` of `name` with `arguments` (a JSON object as text, or `None`).

@@ -35,6 +35,9 @@ pub enum Error {
     /// status that is no MCP answer.
     #[error("transport: {0}")]
     Transport(String),
+    /// An HTTP status that carries no MCP answer (its first bytes given).
+    #[error("HTTP {0}: {1}")]
+    Status(u16, String),
     /// The session is gone: the server exited or closed its end, or its session expired.
     #[error("session: {0}")]
     Session(String),
@@ -60,7 +63,7 @@ impl Error {
     pub const fn exit_code(&self) -> i32 {
         match self {
             Self::Rejected(_) => 3,
-            Self::Transport(_) | Self::Session(_) => 4,
+            Self::Transport(_) | Self::Status(..) | Self::Session(_) => 4,
             Self::Timeout(_) | Self::Cancelled => 5,
             Self::Protocol(_) => 6,
             Self::Config(_) => 7,

@@ -35,6 +35,7 @@ mod client;
 pub mod config;
 mod core;
 mod error;
+mod http;
 mod input;
 mod json;
 mod result;

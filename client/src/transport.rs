@@ -47,6 +47,13 @@ pub enum Transport {
     Stdio(Command),
     /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
     Tcp(String),
+    /// A streamable HTTP endpoint (both eras), with headers every request carries.
+    Http {
+        /// The endpoint's URL (`http://`).
+        url: String,
+        /// Extra headers (say `Authorization`).
+        headers: Vec<(String, String)>,
+    },
     /// A byte stream already open: what the server writes, and where to write to it.
     Stream(
         Box<dyn AsyncRead + Send + Unpin>,
@@ -59,6 +66,10 @@ impl std::fmt::Debug for Transport {
         match self {
             Self::Stdio(c) => f.debug_tuple("Stdio").field(c).finish(),
             Self::Tcp(a) => f.debug_tuple("Tcp").field(a).finish(),
+            Self::Http { url, .. } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .finish_non_exhaustive(),
             Self::Stream(..) => f.write_str("Stream"),
         }
     }
@@ -71,6 +82,7 @@ impl Transport {
         match self {
             Self::Stdio(c) => Some(format!("stdio:{} {}", c.program, c.args.join(" "))),
             Self::Tcp(a) => Some(format!("tcp:{a}")),
+            Self::Http { url, .. } => Some(format!("http:{url}")),
             Self::Stream(..) => None,
         }
     }
@@ -119,6 +131,9 @@ pub(crate) struct Opened {
 /// Opens a transport.
 pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
     match t {
+        Transport::Http { url, .. } => Err(Error::Config(format!(
+            "{url}: an HTTP endpoint is no line transport"
+        ))),
         Transport::Stream(read, write) => Ok(Opened {
             read,
             write,
