@@ -1,7 +1,8 @@
 //! `janus tools` and `janus call`: janus-client on the command line.
 //!
 //! Both name a server the same way: an entry of an MCP hosts' configuration file
-//! (`--config FILE --server NAME`), a TCP address (`--tcp`), a URL (`--url`), or a command
+//! (`--config FILE --server NAME`), a TCP address (`--tcp`), a streamable HTTP URL
+//! (`--url`), the stream of a 2024-11-05 HTTP+SSE server (`--sse`), or a command
 //! after `--`. Results go to stdout; errors to stderr, with an exit code for each kind (see
 //! [`janus_client::Error::exit_code`]): 1 a tool that failed (`isError`), 3 a protocol
 //! rejection, 4 a transport or session failure, 5 a timeout, 6 a protocol violation, 7 a
@@ -40,8 +41,11 @@ pub(crate) struct Target {
     #[arg(long, requires = "config", value_name = "NAME")]
     server: Option<String>,
     /// A streamable HTTP endpoint.
-    #[arg(long, conflicts_with_all = ["config", "command", "tcp"])]
+    #[arg(long, conflicts_with_all = ["config", "command", "tcp", "sse"])]
     url: Option<String>,
+    /// The stream URL of a 2024-11-05 HTTP+SSE server.
+    #[arg(long, conflicts_with_all = ["config", "command", "tcp"])]
+    sse: Option<String>,
     /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
     #[arg(long, conflicts_with_all = ["config", "command"], value_name = "ADDR")]
     tcp: Option<String>,
@@ -69,6 +73,11 @@ impl Target {
                 url: url.clone(),
                 headers: Vec::new(),
             }
+        } else if let Some(url) = &self.sse {
+            Reach::Sse {
+                url: url.clone(),
+                headers: Vec::new(),
+            }
         } else if let Some(addr) = &self.tcp {
             Reach::Tcp(addr.clone())
         } else if let Some((program, args)) = self.command.split_first() {
@@ -87,11 +96,7 @@ impl Target {
             Reach::Stdio(c) => Transport::Stdio(c),
             Reach::Tcp(a) => Transport::Tcp(a),
             Reach::Http { url, headers } => Transport::Http { url, headers },
-            Reach::Sse { url, .. } => {
-                return Err(Error::Config(format!(
-                    "{url}: the 2024-11-05 HTTP+SSE transport is not built into this janus-client yet"
-                )));
-            }
+            Reach::Sse { url, headers } => Transport::Sse { url, headers },
         };
         Ok((transport, opts))
     }

@@ -452,10 +452,11 @@ impl Client {
                 mirrors,
             })
         };
-        if let Transport::Http { url, headers } = &transport {
+        if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             let mirrors = crate::http::Mirrors::default();
-            let inner = new_inner(Stderr::default(), Some(Arc::clone(&mirrors)));
+            let streamable = matches!(transport, Transport::Http { .. });
+            let inner = new_inner(Stderr::default(), streamable.then(|| Arc::clone(&mirrors)));
             let weak = Arc::downgrade(&inner);
             let sink: crate::http::Sink = Arc::new(move |d| {
                 let Some(inner) = weak.upgrade() else { return };
@@ -466,15 +467,19 @@ impl Client {
                             let _ = w.send(Err(e));
                         }
                     }
+                    crate::http::Delivery::Ended(why) => inner.close(why),
                 }
             });
-            tokio::spawn(crate::http::writer(
-                endpoint,
-                lines,
-                sink,
-                mirrors,
-                opts.max_frame,
-            ));
+            if streamable {
+                let max = opts.max_frame;
+                tokio::spawn(crate::http::writer(endpoint, lines, sink, mirrors, max));
+            } else {
+                let (ready, opened) = oneshot::channel();
+                tokio::spawn(crate::http::sse_writer(endpoint, lines, sink, ready));
+                opened
+                    .await
+                    .map_err(|_| Error::Transport("the SSE stream did not open".into()))??;
+            }
             return Self::settled(inner, None, opts, key).await;
         }
         let opened = transport::open(transport).await?;

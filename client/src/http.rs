@@ -34,6 +34,8 @@ pub(crate) enum Delivery {
     Line(Bytes),
     /// Request `id` failed before any answer.
     Failed(i64, Error),
+    /// The connection is gone (the 2024-11-05 stream ended): nothing more comes.
+    Ended(String),
 }
 
 /// Where deliveries go.
@@ -547,6 +549,145 @@ impl Shared {
         let _ =
             tokio::time::timeout(std::time::Duration::from_secs(2), self.hyper.request(req)).await;
     }
+}
+
+/// The 2024-11-05 HTTP+SSE transport: a `GET` stream whose first event, `endpoint`, names
+/// the URL every message is POSTed to; everything the server sends comes on the stream.
+pub(crate) async fn sse_writer(
+    endpoint: Endpoint,
+    mut lines: mpsc::UnboundedReceiver<Bytes>,
+    sink: Sink,
+    ready: tokio::sync::oneshot::Sender<Result<(), Error>>,
+) {
+    let hyper: Hyper = HyperClient::builder(TokioExecutor::new()).build(HttpConnector::new());
+    let shared = Shared {
+        hyper,
+        endpoint,
+        sink: Arc::clone(&sink),
+        mirrors: Mirrors::default(),
+        max_body: 0,
+        session: Mutex::new(None),
+        flights: Mutex::new(HashMap::new()),
+        get_open: std::sync::atomic::AtomicBool::new(true),
+    };
+    let mut req = shared.request(Method::GET, Bytes::new(), &[]);
+    req.headers_mut()
+        .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    req.headers_mut().remove(CONTENT_TYPE);
+    let url = shared.endpoint.uri.clone();
+    let resp = match shared.hyper.request(req).await {
+        Ok(r) if r.status().is_success() => r,
+        Ok(r) => {
+            let _ = ready.send(Err(Error::Status(
+                r.status().as_u16(),
+                format!("GET {url}"),
+            )));
+            return;
+        }
+        Err(e) => {
+            let _ = ready.send(Err(Error::Transport(format!("GET {url}: {e}"))));
+            return;
+        }
+    };
+    let mut body = resp.into_body();
+    let mut parser = Sse::default();
+    // The first event names where to POST.
+    let mut post_to: Option<Uri> = None;
+    let mut early = Vec::new();
+    let found = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while post_to.is_none() {
+            let Some(Ok(frame)) = body.frame().await else {
+                return;
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            for e in parser.push(&data) {
+                if post_to.is_none() && e.event.as_deref() == Some("endpoint") {
+                    post_to = resolve(&url, e.data.trim());
+                } else {
+                    early.push(e);
+                }
+            }
+        }
+    })
+    .await;
+    let Some(post_to) = post_to.filter(|_| found.is_ok()) else {
+        let _ = ready.send(Err(Error::Protocol(format!(
+            "GET {url} named no endpoint to POST to (a 2024-11-05 HTTP+SSE server's first event)"
+        ))));
+        return;
+    };
+    let _ = ready.send(Ok(()));
+    for e in early {
+        shared.deliver(e);
+    }
+    let stream_sink = Arc::clone(&sink);
+    let reading = tokio::spawn(async move {
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                for e in parser.push(&data) {
+                    if e.event.as_deref().is_none_or(|k| k == "message") && !e.data.is_empty() {
+                        stream_sink(Delivery::Line(Bytes::from(e.data)));
+                    }
+                }
+            }
+        }
+        stream_sink(Delivery::Ended("the server ended its SSE stream".into()));
+    });
+    let shared = Arc::new(Shared {
+        endpoint: Endpoint {
+            uri: post_to,
+            headers: shared.endpoint.headers.clone(),
+        },
+        ..shared
+    });
+    while let Some(line) = lines.recv().await {
+        if line.is_empty() {
+            break;
+        }
+        let id = Parser::new()
+            .parse_single(&line)
+            .ok()
+            .and_then(|m| m.id().and_then(janus_codec::Id::as_i64));
+        let me = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let body = line.slice(
+                ..line
+                    .len()
+                    .saturating_sub(usize::from(line.ends_with(b"\n"))),
+            );
+            let req = me.request(Method::POST, body, &[]);
+            match me.hyper.request(req).await {
+                Ok(r) if r.status().is_success() => {}
+                Ok(r) => me.fail(
+                    id,
+                    Error::Status(r.status().as_u16(), format!("POST {}", me.endpoint.uri)),
+                ),
+                Err(e) => me.fail(
+                    id,
+                    Error::Transport(format!("POST {}: {e}", me.endpoint.uri)),
+                ),
+            }
+        });
+    }
+    reading.abort();
+}
+
+/// The URL an `endpoint` event names, resolved against the stream's.
+fn resolve(base: &Uri, target: &str) -> Option<Uri> {
+    if target.starts_with("http://") || target.starts_with("https://") {
+        return target.parse().ok();
+    }
+    let authority = base.authority()?.as_str();
+    let scheme = base.scheme_str().unwrap_or("http");
+    let path = if target.starts_with('/') {
+        target.to_owned()
+    } else {
+        let dir = base.path().rsplit_once('/').map_or("", |(d, _)| d);
+        format!("{dir}/{target}")
+    };
+    format!("{scheme}://{authority}{path}").parse().ok()
 }
 
 /// One SSE event.

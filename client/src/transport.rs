@@ -54,6 +54,14 @@ pub enum Transport {
         /// Extra headers (say `Authorization`).
         headers: Vec<(String, String)>,
     },
+    /// The 2024-11-05 HTTP+SSE transport: the URL of its `GET` stream, with headers every
+    /// request carries.
+    Sse {
+        /// The stream's URL (`http://`).
+        url: String,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+    },
     /// A byte stream already open: what the server writes, and where to write to it.
     Stream(
         Box<dyn AsyncRead + Send + Unpin>,
@@ -70,6 +78,10 @@ impl std::fmt::Debug for Transport {
                 .debug_struct("Http")
                 .field("url", url)
                 .finish_non_exhaustive(),
+            Self::Sse { url, .. } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .finish_non_exhaustive(),
             Self::Stream(..) => f.write_str("Stream"),
         }
     }
@@ -83,6 +95,7 @@ impl Transport {
             Self::Stdio(c) => Some(format!("stdio:{} {}", c.program, c.args.join(" "))),
             Self::Tcp(a) => Some(format!("tcp:{a}")),
             Self::Http { url, .. } => Some(format!("http:{url}")),
+            Self::Sse { url, .. } => Some(format!("sse:{url}")),
             Self::Stream(..) => None,
         }
     }
@@ -131,7 +144,7 @@ pub(crate) struct Opened {
 /// Opens a transport.
 pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
     match t {
-        Transport::Http { url, .. } => Err(Error::Config(format!(
+        Transport::Http { url, .. } | Transport::Sse { url, .. } => Err(Error::Config(format!(
             "{url}: an HTTP endpoint is no line transport"
         ))),
         Transport::Stream(read, write) => Ok(Opened {
