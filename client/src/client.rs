@@ -5,97 +5,30 @@
 //! request it answers and hands over the line itself (no copy): the caller's [`Reply`] holds
 //! it, and the normalised results are read from it.
 
-use crate::core::{Core, Identity, Incoming, Probe, probe_outcome};
+use crate::core::{Core, Identity, Incoming};
 use crate::error::{Error, Rejection};
 use crate::input::Callbacks;
-use crate::result::{CallResult, SERVER_INFO};
+use crate::result::CallResult;
 use crate::spec::ToolSpec;
 use crate::transport::{self, Stderr, Transport};
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::{Id, Parser, ProtocolVersion, RawJson, encode};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-/// How long the `Auto` probe waits for `server/discover` before it falls back.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+mod lifecycle;
+mod rounds;
+
+pub use lifecycle::{AutoCache, Mode, Negotiated, PROBE_TIMEOUT};
+use rounds::result_type;
+
 /// The default timeout of a request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default bound on a 2026-07-28 request's input rounds.
 pub const DEFAULT_MAX_ROUNDS: usize = 8;
-
-/// How the client settles the revision with a server (`decisions.md`, "Client").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// The `initialize` handshake, offering 2025-11-25 (the default).
-    #[default]
-    Legacy,
-    /// 2026-07-28, pinned: no negotiation traffic.
-    Modern,
-    /// `server/discover` first; modern when it answers so, else the handshake.
-    Auto,
-}
-
-impl Mode {
-    /// Reads a mode's name (`legacy`, `modern`, `auto`).
-    ///
-    /// # Errors
-    ///
-    /// Any other name: a configuration error, never a silent default.
-    pub fn parse(s: &str) -> Result<Self, Error> {
-        match s {
-            "legacy" => Ok(Self::Legacy),
-            "modern" => Ok(Self::Modern),
-            "auto" => Ok(Self::Auto),
-            other => Err(Error::Config(format!(
-                "unknown protocol mode {other:?} (legacy, modern or auto)"
-            ))),
-        }
-    }
-}
-
-/// What the lifecycle settled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Negotiated {
-    /// The revision requests are made in.
-    pub version: ProtocolVersion,
-    /// The server's `serverInfo`, compact JSON, when it told it.
-    pub server_info: Option<String>,
-    /// The server's capabilities, compact JSON, when it told them.
-    pub capabilities: Option<String>,
-    /// The server's instructions.
-    pub instructions: Option<String>,
-}
-
-/// The outcomes of mode `Auto`, remembered per server (its command line or address), so a
-/// second connection to the same server skips the probe.
-#[derive(Debug, Clone, Default)]
-pub struct AutoCache(Arc<Mutex<HashMap<String, Probe>>>);
-
-impl AutoCache {
-    /// The cache every connection uses unless given another.
-    #[must_use]
-    pub fn global() -> Self {
-        static GLOBAL: OnceLock<AutoCache> = OnceLock::new();
-        GLOBAL.get_or_init(Self::default).clone()
-    }
-
-    fn get(&self, key: &str) -> Option<Probe> {
-        lock(&self.0).get(key).copied()
-    }
-
-    fn put(&self, key: String, p: Probe) {
-        lock(&self.0).insert(key, p);
-    }
-
-    /// True when an outcome is remembered for `key`.
-    #[must_use]
-    pub fn knows(&self, key: &str) -> bool {
-        lock(&self.0).contains_key(key)
-    }
-}
 
 /// How a client connects and behaves.
 #[derive(Debug, Clone)]
@@ -531,106 +464,6 @@ impl Client {
         Ok(client)
     }
 
-    async fn settle(
-        &self,
-        mode: Mode,
-        key: Option<String>,
-        cache: &AutoCache,
-    ) -> Result<Negotiated, Error> {
-        match mode {
-            Mode::Legacy => self.initialize().await,
-            Mode::Modern => Ok(Negotiated {
-                version: ProtocolVersion::V2026_07_28,
-                server_info: None,
-                capabilities: None,
-                instructions: None,
-            }),
-            Mode::Auto => {
-                if let Some(p) = key.as_deref().and_then(|k| cache.get(k)) {
-                    return match p {
-                        Probe::Modern(v) => Ok(Negotiated {
-                            version: v,
-                            server_info: None,
-                            capabilities: None,
-                            instructions: None,
-                        }),
-                        Probe::Legacy => self.initialize().await,
-                    };
-                }
-                let (probe, found) = self.probe().await?;
-                if let Some(k) = key {
-                    cache.put(k, probe);
-                }
-                match (probe, found) {
-                    (Probe::Modern(_), Some(n)) => Ok(n),
-                    (Probe::Modern(v), None) => Ok(Negotiated {
-                        version: v,
-                        server_info: None,
-                        capabilities: None,
-                        instructions: None,
-                    }),
-                    (Probe::Legacy, _) => self.initialize().await,
-                }
-            }
-        }
-    }
-
-    /// `server/discover` with the 2026-07-28 envelope: what it says of the server's era,
-    /// and what the server told of itself when it answered.
-    async fn probe(&self) -> Result<(Probe, Option<Negotiated>), Error> {
-        let modern = ProtocolVersion::V2026_07_28;
-        let sent = self
-            .raw_request("server/discover", "", Some(modern), PROBE_TIMEOUT, None)
-            .await;
-        match sent {
-            Ok(reply) => {
-                let r = reply.result();
-                let probe = probe_outcome(Ok(r)).map_err(Error::Rejected)?;
-                let found = match probe {
-                    Probe::Modern(v) => Some(described(r, v, false)),
-                    Probe::Legacy => None,
-                };
-                Ok((probe, found))
-            }
-            Err(Error::Rejected(rej)) => {
-                Ok((probe_outcome(Err(&rej)).map_err(Error::Rejected)?, None))
-            }
-            // NB. Over HTTP, a status without a modern JSON-RPC error is a legacy server.
-            Err(Error::Timeout(_) | Error::Status(400 | 404 | 405, _)) => Ok((Probe::Legacy, None)),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The handshake, offering 2025-11-25; any handshake revision the server answers is
-    /// taken, another one is an error.
-    async fn initialize(&self) -> Result<Negotiated, Error> {
-        let identity = lock(&self.inner.core).identity().clone();
-        let mut m = String::new();
-        m.push_str(r#""protocolVersion":"2025-11-25","capabilities":"#);
-        m.push_str(&identity.capabilities);
-        m.push_str(r#","clientInfo":"#);
-        m.push_str(&identity.info);
-        let reply = self
-            .raw_request("initialize", &m, None, self.timeout, None)
-            .await?;
-        let r = reply.result();
-        let offered = r.get("protocolVersion").and_then(RawJson::as_string);
-        let version = offered
-            .as_deref()
-            .and_then(ProtocolVersion::from_wire)
-            .filter(|v| v.is_handshake())
-            .ok_or_else(|| {
-                Error::Protocol(format!(
-                    "the server answered initialize with revision {}, which this client does not speak",
-                    offered.as_deref().unwrap_or("(none)")
-                ))
-            })?;
-        let n = described(r, version, true);
-        let line = lock(&self.inner.core).notification("notifications/initialized", "");
-        let _ = self.inner.out.send(line.freeze());
-        Ok(n)
-    }
-
     /// Ends the connection as the stdio transport says: the server's input is closed, its
     /// process given `grace` to exit, then killed. Requests still waiting get
     /// [`Error::Session`]. (Dropping the client kills a child at once.)
@@ -742,97 +575,6 @@ impl Client {
         }
     }
 
-    /// A request of the 2026-07-28 era answered `input_required`: its input is asked of the
-    /// callbacks and the request made again with the answers and the state, up to the bound
-    /// on rounds. In the handshake era the server asks with requests of its own instead,
-    /// which the callbacks answer as they come.
-    async fn request_with_input(
-        &self,
-        method: &str,
-        members: &str,
-        opts: CallOptions,
-    ) -> Result<Reply, Error> {
-        let CallOptions {
-            timeout,
-            progress,
-            cancel,
-        } = opts;
-        let mut retry = String::new();
-        for _ in 0..=self.max_rounds {
-            let m = if retry.is_empty() {
-                members.to_owned()
-            } else if members.is_empty() {
-                retry.clone()
-            } else {
-                format!("{members},{retry}")
-            };
-            let o = CallOptions {
-                timeout,
-                progress: progress.clone(),
-                cancel: cancel.clone(),
-            };
-            let reply = self.request(method, &m, o).await?;
-            let r = reply.result();
-            match result_type(r)? {
-                ResultType::Complete => return Ok(reply),
-                ResultType::InputRequired => retry = self.answer_inputs(r).await?,
-            }
-        }
-        Err(Error::Protocol(format!(
-            "the server asked for input more than {} times for one request",
-            self.max_rounds
-        )))
-    }
-
-    /// The callbacks' answers to an `input_required` result, as the retry's members.
-    async fn answer_inputs(&self, r: RawJson<'_>) -> Result<String, Error> {
-        let [asked, state] = r.get_many(["inputRequests", "requestState"]);
-        let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
-            Error::Protocol("an input_required result without inputRequests".into())
-        })?;
-        let mut responses = BytesMut::new();
-        responses.extend_from_slice(br#""inputResponses":{"#);
-        let mut first = true;
-        for (key, req) in asked.members() {
-            let method = req
-                .get("method")
-                .and_then(RawJson::as_string)
-                .ok_or_else(|| Error::Protocol(format!("input request {key} names no method")))?;
-            let params = req
-                .get("params")
-                .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
-            let answer = self
-                .inner
-                .callbacks
-                .answer(&method, params)
-                .await
-                .map_err(|rej| {
-                    Error::Protocol(format!(
-                        "the client could not answer {method} ({key}): {}",
-                        rej.message
-                    ))
-                })?;
-            if !RawJson::parse(&answer).is_ok_and(|a| a.is_object()) {
-                return Err(Error::Protocol(format!(
-                    "the callback for {method} answered something that is not a JSON object"
-                )));
-            }
-            if !first {
-                responses.put_u8(b',');
-            }
-            first = false;
-            encode::write_str(&mut responses, &key);
-            responses.put_u8(b':');
-            responses.extend_from_slice(answer.as_bytes());
-        }
-        responses.put_u8(b'}');
-        if let Some(s) = state.filter(|s| s.is_string()) {
-            responses.extend_from_slice(br#","requestState":"#);
-            responses.extend_from_slice(s.as_str().as_bytes());
-        }
-        Ok(String::from_utf8_lossy(&responses).into_owned())
-    }
-
     /// `tools/list`, every page followed.
     ///
     /// # Errors
@@ -841,6 +583,23 @@ impl Client {
     /// A single entry that is no tool is left out, with a warning.
     pub async fn list_tools(&self) -> Result<Vec<ToolSpec>, Error> {
         let mut tools = Vec::new();
+        self.list_pages("tools/list", "tools", |t| {
+            match ToolSpec::from_wire(t, self.trusted).and_then(|s| self.mirror(s)) {
+                Ok(spec) => tools.push(spec),
+                Err(why) => tracing::warn!("tools/list: left out: {why}"),
+            }
+        })
+        .await?;
+        Ok(tools)
+    }
+
+    /// Every page of a list (`method`), each entry of its array `key` handed to `each`.
+    pub(crate) async fn list_pages(
+        &self,
+        method: &str,
+        key: &str,
+        mut each: impl FnMut(RawJson<'_>),
+    ) -> Result<(), Error> {
         let mut cursor: Option<String> = None;
         for _ in 0..10_000 {
             let members = cursor.as_ref().map_or_else(String::new, |c| {
@@ -850,28 +609,35 @@ impl Client {
                 String::from_utf8_lossy(&m).into_owned()
             });
             let reply = self
-                .request("tools/list", &members, CallOptions::default())
+                .request(method, &members, CallOptions::default())
                 .await?;
             let r = reply.result();
             result_type(r)?;
-            let [list, next] = r.get_many(["tools", "nextCursor"]);
+            let [list, next] = r.get_many([key, "nextCursor"]);
             let list = list.filter(|l| l.is_array()).ok_or_else(|| {
-                Error::Protocol("a tools/list result without a tools array".into())
+                Error::Protocol(format!("a {method} result without a {key} array"))
             })?;
             for t in list.elements() {
-                match ToolSpec::from_wire(t, self.trusted).and_then(|s| self.mirror(s)) {
-                    Ok(spec) => tools.push(spec),
-                    Err(why) => tracing::warn!("tools/list: left out: {why}"),
-                }
+                each(t);
             }
             match next.and_then(RawJson::as_string) {
                 Some(c) if !c.is_empty() => cursor = Some(c.into_owned()),
-                _ => return Ok(tools),
+                _ => return Ok(()),
             }
         }
-        Err(Error::Protocol(
-            "tools/list never ended (10,000 pages)".into(),
-        ))
+        Err(Error::Protocol(format!(
+            "{method} never ended (10,000 pages)"
+        )))
+    }
+
+    /// A request whose input rounds are served as a tool call's are: its complete reply.
+    pub(crate) async fn complete_request(
+        &self,
+        method: &str,
+        members: &str,
+    ) -> Result<Reply, Error> {
+        self.request_with_input(method, members, CallOptions::default())
+            .await
     }
 
     /// Over HTTP, a tool's `x-mcp-header` annotations: remembered for its calls, or (when
@@ -935,39 +701,5 @@ impl Client {
             None,
         )
         .await
-    }
-}
-
-/// What a discover or initialize result tells of the server.
-fn described(r: RawJson<'_>, version: ProtocolVersion, handshake: bool) -> Negotiated {
-    let [info, caps, instructions, meta] =
-        r.get_many(["serverInfo", "capabilities", "instructions", "_meta"]);
-    let info = if handshake {
-        info
-    } else {
-        meta.and_then(|m| m.get(SERVER_INFO))
-    };
-    Negotiated {
-        version,
-        server_info: info.map(|i| crate::json::compact(i.as_str())),
-        capabilities: caps.map(|c| crate::json::compact(c.as_str())),
-        instructions: instructions
-            .and_then(RawJson::as_string)
-            .map(std::borrow::Cow::into_owned),
-    }
-}
-
-enum ResultType {
-    Complete,
-    InputRequired,
-}
-
-/// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
-/// invalid.
-fn result_type(r: RawJson<'_>) -> Result<ResultType, Error> {
-    match r.get("resultType").and_then(RawJson::as_string).as_deref() {
-        None | Some("complete") => Ok(ResultType::Complete),
-        Some("input_required") => Ok(ResultType::InputRequired),
-        Some(other) => Err(Error::Protocol(format!("unknown resultType {other:?}"))),
     }
 }

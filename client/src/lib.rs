@@ -5,6 +5,11 @@
 //!   2025-11-25, the default), `Modern` (2026-07-28 pinned, no negotiation traffic) and `Auto`
 //!   (`server/discover` first, the handshake as the fallback; the outcome remembered per
 //!   server in an [`AutoCache`]). What was settled is [`Client::negotiated`].
+//! - **Tools, resources, prompts and completions** ([`Client::list_tools`],
+//!   [`Client::call_tool`], [`Client::read_resource`], [`Client::get_prompt`],
+//!   [`Client::complete`], ...), every list's pages followed.
+//! - **Transports**: a child process (its stderr kept apart), TCP, streamable HTTP in both
+//!   eras, and the 2024-11-05 HTTP+SSE transport ([`Transport`]).
 //! - **Requests in flight together** on one connection, each with a [`Duration`] timeout
 //!   that cancels it on the wire when it fires, a [`Cancel`] handle, and its progress
 //!   delivered to the caller.
@@ -40,6 +45,7 @@ mod input;
 mod json;
 mod result;
 mod spec;
+mod surface;
 mod transport;
 
 pub use client::{
@@ -52,4 +58,8 @@ pub use input::{Answer, Callbacks};
 pub use json::compact;
 pub use result::{CallResult, Content};
 pub use spec::{Annotations, SafetyClass, TaskSupport, ToolSpec};
+pub use surface::{
+    CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
+    ResourceTemplate,
+};
 pub use transport::{Command, Transport};

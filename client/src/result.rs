@@ -58,7 +58,7 @@ pub enum Content {
 }
 
 impl Content {
-    fn from_wire(block: RawJson<'_>) -> Self {
+    pub(crate) fn from_wire(block: RawJson<'_>) -> Self {
         let [kind, text, data, mime, uri, name, description, resource] = block.get_many([
             "type",
             "text",

@@ -1,0 +1,115 @@
+//! Input rounds of the 2026-07-28 era: an `input_required` result answered by the
+//! callbacks, and the request made again with `inputResponses` and its `requestState`.
+
+use super::{CallOptions, Client, Reply};
+use crate::error::Error;
+use bytes::{BufMut, BytesMut};
+use janus_codec::{RawJson, encode};
+
+impl Client {
+    /// A request of the 2026-07-28 era answered `input_required`: its input is asked of the
+    /// callbacks and the request made again with the answers and the state, up to the bound
+    /// on rounds. In the handshake era the server asks with requests of its own instead,
+    /// which the callbacks answer as they come.
+    pub(super) async fn request_with_input(
+        &self,
+        method: &str,
+        members: &str,
+        opts: CallOptions,
+    ) -> Result<Reply, Error> {
+        let CallOptions {
+            timeout,
+            progress,
+            cancel,
+        } = opts;
+        let mut retry = String::new();
+        for _ in 0..=self.max_rounds {
+            let m = if retry.is_empty() {
+                members.to_owned()
+            } else if members.is_empty() {
+                retry.clone()
+            } else {
+                format!("{members},{retry}")
+            };
+            let o = CallOptions {
+                timeout,
+                progress: progress.clone(),
+                cancel: cancel.clone(),
+            };
+            let reply = self.request(method, &m, o).await?;
+            let r = reply.result();
+            match result_type(r)? {
+                ResultType::Complete => return Ok(reply),
+                ResultType::InputRequired => retry = self.answer_inputs(r).await?,
+            }
+        }
+        Err(Error::Protocol(format!(
+            "the server asked for input more than {} times for one request",
+            self.max_rounds
+        )))
+    }
+
+    /// The callbacks' answers to an `input_required` result, as the retry's members.
+    async fn answer_inputs(&self, r: RawJson<'_>) -> Result<String, Error> {
+        let [asked, state] = r.get_many(["inputRequests", "requestState"]);
+        let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
+            Error::Protocol("an input_required result without inputRequests".into())
+        })?;
+        let mut responses = BytesMut::new();
+        responses.extend_from_slice(br#""inputResponses":{"#);
+        let mut first = true;
+        for (key, req) in asked.members() {
+            let method = req
+                .get("method")
+                .and_then(RawJson::as_string)
+                .ok_or_else(|| Error::Protocol(format!("input request {key} names no method")))?;
+            let params = req
+                .get("params")
+                .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
+            let answer = self
+                .inner
+                .callbacks
+                .answer(&method, params)
+                .await
+                .map_err(|rej| {
+                    Error::Protocol(format!(
+                        "the client could not answer {method} ({key}): {}",
+                        rej.message
+                    ))
+                })?;
+            if !RawJson::parse(&answer).is_ok_and(|a| a.is_object()) {
+                return Err(Error::Protocol(format!(
+                    "the callback for {method} answered something that is not a JSON object"
+                )));
+            }
+            if !first {
+                responses.put_u8(b',');
+            }
+            first = false;
+            encode::write_str(&mut responses, &key);
+            responses.put_u8(b':');
+            responses.extend_from_slice(answer.as_bytes());
+        }
+        responses.put_u8(b'}');
+        if let Some(s) = state.filter(|s| s.is_string()) {
+            responses.extend_from_slice(br#","requestState":"#);
+            responses.extend_from_slice(s.as_str().as_bytes());
+        }
+        Ok(String::from_utf8_lossy(&responses).into_owned())
+    }
+}
+
+pub(super) enum ResultType {
+    Complete,
+    InputRequired,
+}
+
+/// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
+/// invalid.
+pub(super) fn result_type(r: RawJson<'_>) -> Result<ResultType, Error> {
+    match r.get("resultType").and_then(RawJson::as_string).as_deref() {
+        None | Some("complete") => Ok(ResultType::Complete),
+        Some("input_required") => Ok(ResultType::InputRequired),
+        Some(other) => Err(Error::Protocol(format!("unknown resultType {other:?}"))),
+    }
+}
