@@ -50,6 +50,13 @@ fn tools() -> Vec<Tool> {
             "Always fails: a result with isError true.",
             schema(json!({"type":"object","additionalProperties":false})),
         ),
+        Tool::new(
+            "sleep",
+            "Waits ms milliseconds, then returns one text block.",
+            schema(
+                json!({"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000}},"required":["ms"]}),
+            ),
+        ),
     ]
 }
 
@@ -166,6 +173,15 @@ impl ServerHandler for Demo {
             }
             "fail" => {
                 CallToolResult::error(vec![ContentBlock::text("fail: this tool always fails")])
+            }
+            "sleep" => {
+                let ms = args
+                    .get("ms")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .min(600_000);
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                CallToolResult::success(vec![ContentBlock::text(format!("slept {ms} ms"))])
             }
             other => {
                 return Err(ErrorData::invalid_params(

@@ -412,7 +412,11 @@ impl Shared {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
-        let sid = resp.headers().get("mcp-session-id").cloned();
+        let sid = resp
+            .headers()
+            .get("mcp-session-id")
+            .cloned()
+            .filter(|_| initialize);
         if status == StatusCode::ACCEPTED {
             return;
         }
@@ -426,6 +430,9 @@ impl Shared {
                 };
                 if let Ok(data) = frame.into_data() {
                     for event in parser.push(&data) {
+                        if let Some(sid) = &sid {
+                            self.learn_session(sid, event.data.as_bytes());
+                        }
                         self.deliver(event);
                     }
                 }
@@ -468,19 +475,27 @@ impl Shared {
             self.fail(id, e);
             return;
         };
-        if initialize
-            && let (Some(sid), Some(version)) = (
-                sid,
-                answer
-                    .result()
-                    .and_then(|r| r.get("protocolVersion"))
-                    .and_then(RawJson::as_string),
-            )
-        {
-            *lock(&self.session) = Some((sid, version.into_owned()));
-            self.open_stream();
+        drop(answer);
+        if let Some(sid) = &sid {
+            self.learn_session(sid, &whole);
         }
         (self.sink)(Delivery::Line(whole));
+    }
+
+    /// The answer to `initialize` (`line`, with the `Mcp-Session-Id` it came with): later
+    /// POSTs carry the id and the revision, and the session's `GET` stream opens. Learnt
+    /// before the answer is delivered, so the client's next request has them.
+    fn learn_session(self: &Arc<Self>, sid: &HeaderValue, line: &[u8]) {
+        let version = Parser::new().parse_single(line).ok().and_then(|m| {
+            m.result()
+                .and_then(|r| r.get("protocolVersion"))
+                .and_then(RawJson::as_string)
+                .map(std::borrow::Cow::into_owned)
+        });
+        if let Some(v) = version {
+            *lock(&self.session) = Some((sid.clone(), v));
+            self.open_stream();
+        }
     }
 
     fn deliver(&self, event: Event) {

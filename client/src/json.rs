@@ -28,6 +28,57 @@ pub fn compact(json: &str) -> String {
     out
 }
 
+/// `json` in one canonical form: compact, every object's members sorted by key (the last of
+/// a duplicated key kept), strings written with the codec's escapes. Two servers that send
+/// the same value in another order or spacing give the same text.
+#[must_use]
+pub fn canonical(json: &str) -> String {
+    match RawJson::parse(json) {
+        Ok(v) => {
+            let mut out = bytes::BytesMut::with_capacity(json.len());
+            write_canonical(v, &mut out);
+            String::from_utf8(out.to_vec()).unwrap_or_else(|_| compact(json))
+        }
+        Err(_) => compact(json),
+    }
+}
+
+fn write_canonical(v: RawJson<'_>, out: &mut bytes::BytesMut) {
+    if v.is_object() {
+        let mut members = v.members();
+        // NB. A stable sort keeps duplicates in order: the last one wins below.
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        out.extend_from_slice(b"{");
+        let mut first = true;
+        for (i, (k, m)) in members.iter().enumerate() {
+            if members.get(i + 1).is_some_and(|n| n.0 == *k) {
+                continue;
+            }
+            if !first {
+                out.extend_from_slice(b",");
+            }
+            first = false;
+            janus_codec::encode::write_str(out, k);
+            out.extend_from_slice(b":");
+            write_canonical(*m, out);
+        }
+        out.extend_from_slice(b"}");
+    } else if v.is_array() {
+        out.extend_from_slice(b"[");
+        for (i, e) in v.elements().into_iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",");
+            }
+            write_canonical(e, out);
+        }
+        out.extend_from_slice(b"]");
+    } else if let Some(s) = v.as_string() {
+        janus_codec::encode::write_str(out, &s);
+    } else {
+        out.extend_from_slice(v.as_str().as_bytes());
+    }
+}
+
 /// The string a value holds, if it is one.
 pub(crate) fn opt_string(v: Option<RawJson<'_>>) -> Option<String> {
     v.and_then(RawJson::as_string)
@@ -37,6 +88,17 @@ pub(crate) fn opt_string(v: Option<RawJson<'_>>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_sorts_keys_and_settles_escapes() {
+        assert_eq!(
+            canonical(
+                r#"{ "type":"object", "properties":{"b":[2, {"z":1,"a":"\u00e9"}],"a":1}, "a":0,"a":3 }"#
+            ),
+            r#"{"a":3,"properties":{"a":1,"b":[2,{"a":"é","z":1}]},"type":"object"}"#
+        );
+        assert_eq!(canonical("not json "), "notjson");
+    }
 
     #[test]
     fn compact_leaves_strings_alone() {

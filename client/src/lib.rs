@@ -55,7 +55,7 @@ pub use client::{
 pub use core::Identity;
 pub use error::{Error, Rejection};
 pub use input::{Answer, Callbacks};
-pub use json::compact;
+pub use json::{canonical, compact};
 pub use result::{CallResult, Content};
 pub use spec::{Annotations, SafetyClass, TaskSupport, ToolSpec};
 pub use surface::{

@@ -3,7 +3,7 @@
 //! server's stamp in `_meta`) is read and left out, so the same tool served in two eras gives
 //! equal results.
 
-use crate::json::{compact, opt_string};
+use crate::json::{canonical, opt_string};
 use janus_codec::RawJson;
 
 /// The `_meta` key of the server's stamp on every 2026-07-28 result.
@@ -53,7 +53,7 @@ pub enum Content {
         /// Its base64 bytes.
         blob: Option<String>,
     },
-    /// A block of a type this client does not know, as compact JSON.
+    /// A block of a type this client does not know, as canonical JSON.
     Other(String),
 }
 
@@ -69,7 +69,7 @@ impl Content {
             "description",
             "resource",
         ]);
-        let other = || Self::Other(compact(block.as_str()));
+        let other = || Self::Other(canonical(block.as_str()));
         let s = |v: Option<RawJson<'_>>| opt_string(v);
         match kind.and_then(RawJson::as_string).as_deref() {
             Some("text") => s(text).map_or_else(other, |text| Self::Text { text }),
@@ -115,11 +115,11 @@ impl Content {
 pub struct CallResult {
     /// The content blocks.
     pub content: Vec<Content>,
-    /// `structuredContent`, compact JSON.
+    /// `structuredContent`, canonical JSON.
     pub structured: Option<String>,
     /// `isError`: the tool failed, and says why in its content.
     pub is_error: bool,
-    /// `_meta` without the server's stamp, compact JSON; `None` when nothing is left.
+    /// `_meta` without the server's stamp, canonical JSON; `None` when nothing is left.
     pub meta: Option<String>,
 }
 
@@ -144,7 +144,7 @@ impl CallResult {
             content,
             structured: structured
                 .filter(|s| !s.is_null())
-                .map(|s| compact(s.as_str())),
+                .map(|s| canonical(s.as_str())),
             is_error: is_error.is_some_and(|e| e.as_str() == "true"),
             meta: meta.and_then(without_stamp),
         })
@@ -157,7 +157,7 @@ impl CallResult {
     }
 }
 
-/// A `_meta` object without the server's stamp, as compact JSON; `None` when it is empty.
+/// A `_meta` object without the server's stamp, as canonical JSON; `None` when it is empty.
 pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
     if !meta.is_object() {
         return None;
@@ -170,7 +170,7 @@ pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
         out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
         janus_codec::encode::write_str(&mut out, &k);
         out.extend_from_slice(b":");
-        out.extend_from_slice(compact(v.as_str()).as_bytes());
+        out.extend_from_slice(canonical(v.as_str()).as_bytes());
     }
     if out.is_empty() {
         return None;

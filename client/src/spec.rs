@@ -4,9 +4,9 @@
 //! The wire's camelCase is read here and nowhere else. A tool of 2025-03-26 (annotations, a
 //! title only inside them), of 2025-06-18 (`title`, `outputSchema`), of 2025-11-25
 //! (`execution.taskSupport`, icons) or of 2026-07-28 becomes the same [`ToolSpec`]; schemas are
-//! kept as compact JSON text, so the same schema sent with other spacing compares equal.
+//! kept as canonical JSON text, so the same schema sent with other spacing compares equal.
 
-use crate::json::{compact, opt_string};
+use crate::json::{canonical, opt_string};
 use janus_codec::RawJson;
 
 /// How far a caller may trust a tool to do what its hints say.
@@ -84,17 +84,17 @@ pub struct ToolSpec {
     pub title: Option<String>,
     /// The description.
     pub description: Option<String>,
-    /// The input JSON Schema, compact.
+    /// The input JSON Schema, canonical JSON.
     pub input_schema: String,
-    /// The output JSON Schema, compact.
+    /// The output JSON Schema, canonical JSON.
     pub output_schema: Option<String>,
     /// The hints.
     pub annotations: Annotations,
     /// Whether it may run as a task.
     pub task_support: TaskSupport,
-    /// `icons`, compact JSON.
+    /// `icons`, canonical JSON.
     pub icons: Option<String>,
-    /// `_meta`, compact JSON.
+    /// `_meta`, canonical JSON.
     pub meta: Option<String>,
     /// The safety class, from the hints and the server's trust.
     pub safety: SafetyClass,
@@ -137,7 +137,7 @@ impl ToolSpec {
             .into_owned();
         let input_schema = input
             .filter(|s| s.is_object())
-            .map(|s| compact(s.as_str()))
+            .map(|s| canonical(s.as_str()))
             .ok_or_else(|| format!("tool {name}: no object inputSchema"))?;
         let a = annotations.filter(|a| a.is_object());
         let hint = |k: &str| a.and_then(|a| a.get(k)).and_then(bool_of);
@@ -163,9 +163,13 @@ impl ToolSpec {
             description: opt_string(description),
             output_schema: output
                 .filter(|s| s.is_object())
-                .map(|s| compact(s.as_str())),
-            icons: icons.filter(|i| !i.is_null()).map(|i| compact(i.as_str())),
-            meta: meta.filter(|m| m.is_object()).map(|m| compact(m.as_str())),
+                .map(|s| canonical(s.as_str())),
+            icons: icons
+                .filter(|i| !i.is_null())
+                .map(|i| canonical(i.as_str())),
+            meta: meta
+                .filter(|m| m.is_object())
+                .map(|m| canonical(m.as_str())),
             name,
             input_schema,
             annotations,

@@ -12,6 +12,11 @@
 #       v2 on a handshake session (surface_v1.py).
 #   http: over streamable HTTP (`janus serve --http`): mcp==2.3.0 in the modes 2026-07-28, auto
 #         and legacy, and mcp==1.30.0's streamablehttp_client (a legacy session).
+#   client: janus-client as the client (tests/client_matrix.rs, feature client-matrix) of
+#           janus serve, rmcp 3.11's server, mcp==2.3.0's MCPServer and mcp==1.30.0's FastMCP
+#           (tests/interop/server_py.py) on every transport each has, in every mode that
+#           applies; the rows of the README's "Supported servers" table go to
+#           target/interop/client-matrix.md.
 #
 # Each lane has its own virtual environment under target/interop/, made here and reused while it
 # still holds the pinned version. The server is target/release/janus (built here), or $JANUS_BIN.
@@ -97,7 +102,17 @@ for l in "${lanes[@]}"; do
       lane py-v1 "$MCP_V1" tasks_v1.py || failed=1
       lane py-v1 "$MCP_V1" surface_v1.py || failed=1
       ;;
-    *) fail "unknown lane $l (v2, v1 or http)" ;;
+    client)
+      venv "$base/venv-py-v1-mcp-$MCP_V1" "$MCP_V1"
+      venv "$base/venv-py-v2-mcp-$MCP_V2" "$MCP_V2"
+      JANUS_MATRIX_PY_V1="$PWD/$base/venv-py-v1-mcp-$MCP_V1/bin/python" \
+        JANUS_MATRIX_PY_V2="$PWD/$base/venv-py-v2-mcp-$MCP_V2/bin/python" \
+        timeout "$LANE_TIMEOUT" cargo test --locked --quiet --features client-matrix --test client_matrix \
+        -- --nocapture --test-threads 1 >"$base/client-matrix.log" 2>&1 || failed=1
+      sed -E 's/^(test [a-z0-9_]+ \.\.\. |\.+)//' "$base/client-matrix.log" | grep -E '^\| ' >"$base/client-matrix.md" || true
+      grep -E '^(test |\| )|panicked|test result' "$base/client-matrix.log" || true
+      ;;
+    *) fail "unknown lane $l (v2, v1, http or client)" ;;
   esac
 done
 exit "$failed"
