@@ -135,6 +135,9 @@ enum Command {
         /// Only the streamable HTTP comparison (printed, not saved).
         #[arg(long)]
         http_only: bool,
+        /// Only the client comparison (printed, not saved).
+        #[arg(long, conflicts_with = "http_only")]
+        clients_only: bool,
         /// Longer measurements and more runs (the default is a quick plan, under a minute).
         #[arg(long)]
         full: bool,
@@ -254,8 +257,15 @@ fn main() -> ExitCode {
             smoke,
             full,
             http_only,
+            clients_only,
             against,
-        } => run_bench(seconds, smoke, full, http_only, against),
+        } => {
+            if clients_only {
+                run_client_bench(smoke, full)
+            } else {
+                run_bench(seconds, smoke, full, http_only, against)
+            }
+        }
         Command::RmcpPeer {
             http: Some(addr),
             sessions,
@@ -378,8 +388,22 @@ fn run_bench(
         Ok(h) => report.http = Some(h),
         Err(code) => return code,
     }
-    print!("{report}");
     let count = || GLOBAL.stats().allocations;
+    let client_plan = if smoke {
+        janus_bench::client_bench::ClientPlan::smoke()
+    } else if full {
+        janus_bench::client_bench::ClientPlan::full()
+    } else {
+        janus_bench::client_bench::ClientPlan::quick()
+    };
+    match janus_bench::client_bench::run(&exe, client_plan, &count) {
+        Ok(c) => report.client = Some(c),
+        Err(e) => {
+            eprintln!("janus bench: a client run failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    print!("{report}");
     println!(
         "\nHeap allocations per 16 B echo request on Janus's path (FrameCodec + Connection, in \
          memory): legacy {:.3}, modern {:.3}.",
@@ -407,6 +431,33 @@ fn run_bench(
         }
         Err(e) => {
             eprintln!("janus bench: cannot write {}: {e}", dir.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The client comparison of `janus bench`, alone.
+fn run_client_bench(smoke: bool, full: bool) -> ExitCode {
+    use janus_bench::client_bench::{ClientPlan, run};
+    let Ok(exe) = std::env::current_exe() else {
+        eprintln!("janus bench: cannot find its own executable");
+        return ExitCode::FAILURE;
+    };
+    let plan = if smoke {
+        ClientPlan::smoke()
+    } else if full {
+        ClientPlan::full()
+    } else {
+        ClientPlan::quick()
+    };
+    let count = || GLOBAL.stats().allocations;
+    match run(&exe, plan, &count) {
+        Ok(c) => {
+            print!("{c}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("janus bench: a client run failed: {e}");
             ExitCode::FAILURE
         }
     }

@@ -192,6 +192,8 @@ pub struct Report {
     pub surface: Vec<SurfaceRow>,
     /// The streamable HTTP comparison, when it was run.
     pub http: Option<crate::http_bench::HttpReport>,
+    /// The client comparison, when it was run.
+    pub client: Option<crate::client_bench::ClientReport>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -414,6 +416,7 @@ pub fn run(
         mixed,
         surface,
         http: None,
+        client: None,
     })
 }
 
@@ -537,6 +540,10 @@ impl fmt::Display for Report {
         if let Some(h) = &self.http {
             writeln!(f)?;
             write!(f, "{h}")?;
+        }
+        if let Some(c) = &self.client {
+            writeln!(f)?;
+            write!(f, "{c}")?;
         }
         Ok(())
     }

@@ -12,6 +12,7 @@
 
 pub mod allocs;
 pub mod baseline;
+pub mod client_bench;
 pub mod corpus;
 pub mod e2e;
 pub mod http_bench;

@@ -23,7 +23,7 @@ mod lifecycle;
 mod rounds;
 
 pub use lifecycle::{AutoCache, Mode, Negotiated, PROBE_TIMEOUT};
-use rounds::result_type;
+pub(crate) use rounds::ResultType;
 
 /// The default timeout of a request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -125,6 +125,10 @@ pub struct Reply {
     line: Bytes,
     start: usize,
     end: usize,
+    /// The result's `resultType`, read on the read path.
+    kind: ResultType,
+    /// A `tools/call` result, read on the read path (the line is parsed once).
+    call: Option<Result<CallResult, String>>,
 }
 
 impl Reply {
@@ -149,7 +153,19 @@ impl Reply {
     }
 }
 
-type Waiter = oneshot::Sender<Result<Reply, Error>>;
+/// What a waiting request wants of its answer, read while its line is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// The result as it is.
+    Raw,
+    /// A `tools/call` result.
+    Call,
+}
+
+struct Waiter {
+    tx: oneshot::Sender<Result<Reply, Error>>,
+    want: Want,
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -170,6 +186,26 @@ struct Inner {
 }
 
 impl Inner {
+    fn new(
+        out: mpsc::UnboundedSender<Bytes>,
+        identity: Identity,
+        callbacks: Callbacks,
+        stderr: Stderr,
+        mirrors: Option<crate::http::Mirrors>,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            out,
+            core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
+            pending: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
+            closed: Mutex::new(None),
+            callbacks,
+            stderr,
+            tokens: AtomicU64::new(0),
+            mirrors,
+        })
+    }
+
     fn closed_error(&self) -> Error {
         let why = lock(&self.closed)
             .clone()
@@ -201,15 +237,24 @@ impl Inner {
                         // NB. The result's place in the line, so the reply holds the line.
                         let start = r.as_str().as_ptr() as usize - line.as_ptr() as usize;
                         let end = start + r.as_str().len();
+                        let (kind, call) = match w.want {
+                            Want::Raw => (ResultType::of(r), None),
+                            Want::Call => {
+                                let (kind, call) = CallResult::read(r);
+                                (kind, call)
+                            }
+                        };
                         Ok(Reply {
                             line: line.clone(),
                             start,
                             end,
+                            kind,
+                            call,
                         })
                     }
                     Err(rej) => Err(Error::Rejected(rej)),
                 };
-                let _ = w.send(answer);
+                let _ = w.tx.send(answer);
             }
             Incoming::Request { id, msg } => self.serve_request(id, &msg),
             Incoming::Notification(msg) => self.notified(&msg),
@@ -302,9 +347,69 @@ impl Inner {
         lock(&self.closed).get_or_insert(why);
         let waiting: Vec<Waiter> = lock(&self.pending).drain().map(|(_, w)| w).collect();
         for w in waiting {
-            let _ = w.send(Err(self.closed_error()));
+            let _ = w.tx.send(Err(self.closed_error()));
         }
         lock(&self.progress).clear();
+    }
+}
+
+/// A measurement hook, not an API: the client's read path alone (the framing of a buffer of
+/// answers, the codec's parse, the match to the request waiting), as the allocation test and
+/// `janus bench` count it.
+#[doc(hidden)]
+pub struct ReadPath {
+    inner: Arc<Inner>,
+    waiting: Vec<oneshot::Receiver<Result<Reply, Error>>>,
+    codec: janus_codec::FrameCodec,
+}
+
+impl ReadPath {
+    /// `n` requests waiting, with ids 1 to `n`.
+    #[must_use]
+    pub fn new(n: usize) -> Self {
+        let (out, _) = mpsc::unbounded_channel();
+        let identity = Identity::new("probe", "0", "{}");
+        let inner = Inner::new(out, identity, Callbacks::new(), Stderr::default(), None);
+        let mut waiting = Vec::with_capacity(n);
+        {
+            let mut p = lock(&inner.pending);
+            p.reserve(n);
+            for id in 1..=n {
+                let (tx, rx) = oneshot::channel();
+                let w = Waiter {
+                    tx,
+                    want: Want::Raw,
+                };
+                p.insert(i64::try_from(id).unwrap_or(i64::MAX), w);
+                waiting.push(rx);
+            }
+        }
+        Self {
+            inner,
+            waiting,
+            codec: janus_codec::FrameCodec::new(),
+        }
+    }
+
+    /// Frames what `buf` holds and hands each line to the read path; returns the lines.
+    pub fn feed(&mut self, buf: &mut BytesMut) -> usize {
+        let mut n = 0;
+        while let Some(f) = self.codec.decode_frame(buf) {
+            if let janus_codec::Frame::Line(line) = f {
+                self.inner.dispatch(line);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// How many of the requests got an answer.
+    pub fn answered(&mut self) -> usize {
+        self.waiting
+            .iter_mut()
+            .map(|r| r.try_recv())
+            .filter(|r| matches!(r, Ok(Ok(_))))
+            .count()
     }
 }
 
@@ -372,19 +477,8 @@ impl Client {
         let (out, lines) = mpsc::unbounded_channel();
         let caps = opts.callbacks.capabilities();
         let identity = Identity::new(&opts.name, &opts.version, &caps);
-        let new_inner = |stderr, mirrors| {
-            Arc::new(Inner {
-                out,
-                core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
-                pending: Mutex::new(HashMap::new()),
-                progress: Mutex::new(HashMap::new()),
-                closed: Mutex::new(None),
-                callbacks: opts.callbacks.clone(),
-                stderr,
-                tokens: AtomicU64::new(0),
-                mirrors,
-            })
-        };
+        let callbacks = opts.callbacks.clone();
+        let new_inner = |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors);
         if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             let mirrors = crate::http::Mirrors::default();
@@ -397,7 +491,7 @@ impl Client {
                     crate::http::Delivery::Line(line) => inner.dispatch(line),
                     crate::http::Delivery::Failed(id, e) => {
                         if let Some(w) = lock(&inner.pending).remove(&id) {
-                            let _ = w.send(Err(e));
+                            let _ = w.tx.send(Err(e));
                         }
                     }
                     crate::http::Delivery::Ended(why) => inner.close(why),
@@ -503,7 +597,7 @@ impl Client {
         opts: CallOptions,
     ) -> Result<Reply, Error> {
         let timeout = opts.timeout.unwrap_or(self.timeout);
-        self.raw_request(method, members, None, timeout, Some(opts))
+        self.raw_request(method, members, None, timeout, Some(opts), Want::Raw)
             .await
     }
 
@@ -514,6 +608,7 @@ impl Client {
         envelope: Option<ProtocolVersion>,
         timeout: Duration,
         opts: Option<CallOptions>,
+        want: Want,
     ) -> Result<Reply, Error> {
         let inner = &*self.inner;
         let (progress, cancel) = opts.map_or((None, None), |o| (o.progress, o.cancel));
@@ -529,7 +624,7 @@ impl Client {
         if let (Some(t), Some(p)) = (&token, progress) {
             lock(&inner.progress).insert(t.clone(), p);
         }
-        lock(&inner.pending).insert(id, tx);
+        lock(&inner.pending).insert(id, Waiter { tx, want });
         let mut flight = InFlight {
             inner,
             id,
@@ -611,8 +706,8 @@ impl Client {
             let reply = self
                 .request(method, &members, CallOptions::default())
                 .await?;
+            reply.kind.check()?;
             let r = reply.result();
-            result_type(r)?;
             let [list, next] = r.get_many([key, "nextCursor"]);
             let list = list.filter(|l| l.is_array()).ok_or_else(|| {
                 Error::Protocol(format!("a {method} result without a {key} array"))
@@ -636,7 +731,7 @@ impl Client {
         method: &str,
         members: &str,
     ) -> Result<Reply, Error> {
-        self.request_with_input(method, members, CallOptions::default())
+        self.request_with_input(method, members, CallOptions::default(), Want::Raw)
             .await
     }
 
@@ -683,8 +778,13 @@ impl Client {
             m.extend_from_slice(a.as_bytes());
         }
         let members = std::str::from_utf8(&m).unwrap_or_default();
-        let reply = self.request_with_input("tools/call", members, opts).await?;
-        CallResult::from_wire(reply.result()).map_err(Error::Protocol)
+        let mut reply = self
+            .request_with_input("tools/call", members, opts, Want::Call)
+            .await?;
+        match reply.call.take() {
+            Some(r) => r.map_err(Error::Protocol),
+            None => CallResult::from_wire(reply.result()).map_err(Error::Protocol),
+        }
     }
 
     /// `server/discover` (a 2026-07-28 server; the result as JSON text).
@@ -699,6 +799,7 @@ impl Client {
             Some(ProtocolVersion::V2026_07_28),
             self.timeout,
             None,
+            Want::Raw,
         )
         .await
     }

@@ -50,7 +50,7 @@ mod transport;
 
 pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, Mode, Negotiated,
-    Options, PROBE_TIMEOUT, Progress, Reply,
+    Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
 };
 pub use core::Identity;
 pub use error::{Error, Rejection};

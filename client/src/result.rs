@@ -130,11 +130,41 @@ impl CallResult {
     ///
     /// Why it is no call result: not an object, or a `content` that is not an array.
     pub fn from_wire(result: RawJson<'_>) -> Result<Self, String> {
+        Self::read(result)
+            .1
+            .unwrap_or_else(|| Err("not a complete result".into()))
+    }
+
+    /// Reads a `tools/call` result and its `resultType` in one walk: the result only when
+    /// it is complete.
+    pub(crate) fn read(
+        result: RawJson<'_>,
+    ) -> (crate::client::ResultType, Option<Result<Self, String>>) {
+        use crate::client::ResultType;
         if !result.is_object() {
-            return Err("a tools/call result that is not an object".into());
+            let e = Err("a tools/call result that is not an object".into());
+            return (ResultType::Complete, Some(e));
         }
-        let [content, structured, is_error, meta] =
-            result.get_many(["content", "structuredContent", "isError", "_meta"]);
+        let [content, structured, is_error, meta, kind] = result.get_many([
+            "content",
+            "structuredContent",
+            "isError",
+            "_meta",
+            "resultType",
+        ]);
+        let kind = ResultType::named(kind);
+        if kind != ResultType::Complete {
+            return (kind, None);
+        }
+        (kind, Some(Self::of(content, structured, is_error, meta)))
+    }
+
+    fn of(
+        content: Option<RawJson<'_>>,
+        structured: Option<RawJson<'_>>,
+        is_error: Option<RawJson<'_>>,
+        meta: Option<RawJson<'_>>,
+    ) -> Result<Self, String> {
         let content = match content {
             None => Vec::new(),
             Some(c) if c.is_array() => c.elements().into_iter().map(Content::from_wire).collect(),
@@ -160,6 +190,17 @@ impl CallResult {
 /// A `_meta` object without the server's stamp, as canonical JSON; `None` when it is empty.
 pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
     if !meta.is_object() {
+        return None;
+    }
+    // NB. The common case, the stamp alone (compact), is seen without a walk of its own.
+    let text = meta.as_str();
+    if let Some(rest) = text
+        .strip_prefix("{\"")
+        .and_then(|t| t.strip_prefix(SERVER_INFO))
+        .and_then(|t| t.strip_prefix("\":"))
+        && let Some(v) = meta.get(SERVER_INFO)
+        && rest.len() == v.as_str().len() + 1
+    {
         return None;
     }
     let mut out = bytes::BytesMut::new();

@@ -1,7 +1,7 @@
 //! The lifecycle: how a connection settles its revision (`decisions.md`, "Client",
 //! lifecycle modes), and what it learns of the server on the way.
 
-use super::{Client, lock};
+use super::{Client, Want, lock};
 use crate::core::{Probe, probe_outcome};
 use crate::error::Error;
 use crate::result::SERVER_INFO;
@@ -134,7 +134,14 @@ impl Client {
     async fn probe(&self) -> Result<(Probe, Option<Negotiated>), Error> {
         let modern = ProtocolVersion::V2026_07_28;
         let sent = self
-            .raw_request("server/discover", "", Some(modern), PROBE_TIMEOUT, None)
+            .raw_request(
+                "server/discover",
+                "",
+                Some(modern),
+                PROBE_TIMEOUT,
+                None,
+                Want::Raw,
+            )
             .await;
         match sent {
             Ok(reply) => {
@@ -165,7 +172,7 @@ impl Client {
         m.push_str(r#","clientInfo":"#);
         m.push_str(&identity.info);
         let reply = self
-            .raw_request("initialize", &m, None, self.timeout, None)
+            .raw_request("initialize", &m, None, self.timeout, None, Want::Raw)
             .await?;
         let r = reply.result();
         let offered = r.get("protocolVersion").and_then(RawJson::as_string);

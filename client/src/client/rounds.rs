@@ -1,10 +1,11 @@
 //! Input rounds of the 2026-07-28 era: an `input_required` result answered by the
 //! callbacks, and the request made again with `inputResponses` and its `requestState`.
 
-use super::{CallOptions, Client, Reply};
+use super::{CallOptions, Client, Reply, Want};
 use crate::error::Error;
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
+use std::borrow::Cow;
 
 impl Client {
     /// A request of the 2026-07-28 era answered `input_required`: its input is asked of the
@@ -16,31 +17,34 @@ impl Client {
         method: &str,
         members: &str,
         opts: CallOptions,
+        want: Want,
     ) -> Result<Reply, Error> {
         let CallOptions {
             timeout,
             progress,
             cancel,
         } = opts;
+        let timeout = timeout.unwrap_or(self.timeout);
         let mut retry = String::new();
         for _ in 0..=self.max_rounds {
-            let m = if retry.is_empty() {
-                members.to_owned()
+            let m: Cow<'_, str> = if retry.is_empty() {
+                Cow::Borrowed(members)
             } else if members.is_empty() {
-                retry.clone()
+                Cow::Owned(retry.clone())
             } else {
-                format!("{members},{retry}")
+                Cow::Owned(format!("{members},{retry}"))
             };
             let o = CallOptions {
-                timeout,
+                timeout: None,
                 progress: progress.clone(),
                 cancel: cancel.clone(),
             };
-            let reply = self.request(method, &m, o).await?;
-            let r = reply.result();
-            match result_type(r)? {
+            let reply = self
+                .raw_request(method, &m, None, timeout, Some(o), want)
+                .await?;
+            match reply.kind.check()? {
                 ResultType::Complete => return Ok(reply),
-                ResultType::InputRequired => retry = self.answer_inputs(r).await?,
+                _ => retry = self.answer_inputs(reply.result()).await?,
             }
         }
         Err(Error::Protocol(format!(
@@ -99,17 +103,35 @@ impl Client {
     }
 }
 
-pub(super) enum ResultType {
-    Complete,
-    InputRequired,
-}
-
 /// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
 /// invalid.
-pub(super) fn result_type(r: RawJson<'_>) -> Result<ResultType, Error> {
-    match r.get("resultType").and_then(RawJson::as_string).as_deref() {
-        None | Some("complete") => Ok(ResultType::Complete),
-        Some("input_required") => Ok(ResultType::InputRequired),
-        Some(other) => Err(Error::Protocol(format!("unknown resultType {other:?}"))),
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResultType {
+    Complete,
+    InputRequired,
+    Unknown(String),
+}
+
+impl ResultType {
+    /// The type of result `r` (one walk over its members).
+    pub(crate) fn of(r: RawJson<'_>) -> Self {
+        Self::named(r.get("resultType"))
+    }
+
+    /// The type a `resultType` member names.
+    pub(crate) fn named(v: Option<RawJson<'_>>) -> Self {
+        match v.and_then(RawJson::as_string).as_deref() {
+            None | Some("complete") => Self::Complete,
+            Some("input_required") => Self::InputRequired,
+            Some(other) => Self::Unknown(other.to_owned()),
+        }
+    }
+
+    /// The type, or the error an unknown one is.
+    pub(crate) fn check(&self) -> Result<&Self, Error> {
+        match self {
+            Self::Unknown(t) => Err(Error::Protocol(format!("unknown resultType {t:?}"))),
+            known => Ok(known),
+        }
     }
 }
