@@ -114,6 +114,50 @@ async fn exercise(c: &Client, label: &str) {
 }
 
 #[tokio::test]
+async fn the_servers_log_messages_reach_the_caller_at_the_level_asked() {
+    for mode in [Mode::Legacy, Mode::Modern] {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let o = Options {
+            logs: Some(tx),
+            log_level: Some("debug".into()),
+            ..options(mode)
+        };
+        let t = Transport::Stdio(Command::new(JANUS, ["serve", "--tools", "conformance"]));
+        let c = Client::connect(t, o).await.unwrap();
+        let r = c
+            .call_tool("test_tool_with_logging", Some("{}"), CallOptions::default())
+            .await
+            .unwrap();
+        assert!(!r.is_error, "{mode:?}: {r:?}");
+        let mut got = Vec::new();
+        while let Ok(m) = rx.try_recv() {
+            got.push(m);
+        }
+        assert_eq!(got.len(), 3, "{mode:?}: {got:?}");
+        assert!(
+            got.iter()
+                .all(|m| !m.level.is_empty() && !m.data.is_empty())
+        );
+        c.close(Duration::from_secs(2)).await;
+        // Without a level asked, a 2026-07-28 server sends none.
+        if mode == Mode::Modern {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let o = Options {
+                logs: Some(tx),
+                ..options(mode)
+            };
+            let t = Transport::Stdio(Command::new(JANUS, ["serve", "--tools", "conformance"]));
+            let c = Client::connect(t, o).await.unwrap();
+            c.call_tool("test_tool_with_logging", Some("{}"), CallOptions::default())
+                .await
+                .unwrap();
+            assert!(rx.try_recv().is_err());
+            c.close(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+#[tokio::test]
 async fn the_surface_over_stdio_in_both_eras() {
     for mode in [Mode::Legacy, Mode::Modern] {
         let t = Transport::Stdio(Command::new(JANUS, ["serve", "--tools", "conformance"]));

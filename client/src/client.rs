@@ -51,6 +51,22 @@ pub struct Options {
     pub cache: AutoCache,
     /// The longest line read from the server.
     pub max_frame: usize,
+    /// Where the server's log messages go (else to `tracing`).
+    pub logs: Option<mpsc::UnboundedSender<LogMessage>>,
+    /// The least severe log level asked of the server (`debug`, `info`, `warning`, ...):
+    /// sent with every 2026-07-28 request, and with `logging/setLevel` after a handshake.
+    pub log_level: Option<String>,
+}
+
+/// A log message of the server's (`notifications/message`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogMessage {
+    /// Its level.
+    pub level: String,
+    /// Its logger, if named.
+    pub logger: Option<String>,
+    /// Its data, as JSON text.
+    pub data: String,
 }
 
 impl Default for Options {
@@ -65,6 +81,8 @@ impl Default for Options {
             max_rounds: DEFAULT_MAX_ROUNDS,
             cache: AutoCache::global(),
             max_frame: janus_codec::DEFAULT_MAX_FRAME_LEN,
+            logs: None,
+            log_level: None,
         }
     }
 }
@@ -181,6 +199,7 @@ struct Inner {
     callbacks: Callbacks,
     stderr: Stderr,
     tokens: AtomicU64,
+    logs: Option<mpsc::UnboundedSender<LogMessage>>,
     /// Over HTTP, the `x-mcp-header` mirrors of the tools listed.
     mirrors: Option<crate::http::Mirrors>,
 }
@@ -203,6 +222,7 @@ impl Inner {
             stderr,
             tokens: AtomicU64::new(0),
             mirrors,
+            logs: None,
         })
     }
 
@@ -331,12 +351,25 @@ impl Inner {
             }
             "notifications/message" => {
                 let level = msg.param("level").and_then(RawJson::as_string);
-                let data = msg.param("data").map_or("", RawJson::as_str);
-                tracing::info!(
-                    target: "janus_client::server_log",
-                    level = level.as_deref().unwrap_or("info"),
-                    "{data}"
-                );
+                let data = msg.param("data").map_or("null", RawJson::as_str);
+                match &self.logs {
+                    Some(sink) => {
+                        let _ = sink.send(LogMessage {
+                            level: level
+                                .map_or_else(|| "info".into(), std::borrow::Cow::into_owned),
+                            logger: msg
+                                .param("logger")
+                                .and_then(RawJson::as_string)
+                                .map(std::borrow::Cow::into_owned),
+                            data: crate::json::compact(data),
+                        });
+                    }
+                    None => tracing::info!(
+                        target: "janus_client::server_log",
+                        level = level.as_deref().unwrap_or("info"),
+                        "{data}"
+                    ),
+                }
             }
             _ => {}
         }
@@ -478,7 +511,16 @@ impl Client {
         let caps = opts.callbacks.capabilities();
         let identity = Identity::new(&opts.name, &opts.version, &caps);
         let callbacks = opts.callbacks.clone();
-        let new_inner = |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors);
+        let mut identity = identity;
+        identity.log_level.clone_from(&opts.log_level);
+        let logs = opts.logs.clone();
+        let new_inner = |stderr, mirrors| {
+            let mut inner = Inner::new(out, identity, callbacks, stderr, mirrors);
+            if let Some(i) = Arc::get_mut(&mut inner) {
+                i.logs = logs;
+            }
+            inner
+        };
         if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             let mirrors = crate::http::Mirrors::default();

@@ -15,6 +15,8 @@ pub struct Identity {
     pub info: String,
     /// The client's capabilities, compact JSON (`{}` = none).
     pub capabilities: String,
+    /// The log level every 2026-07-28 request asks (`io.modelcontextprotocol/logLevel`).
+    pub log_level: Option<String>,
 }
 
 impl Identity {
@@ -30,6 +32,7 @@ impl Identity {
         Self {
             info: String::from_utf8_lossy(&info).into_owned(),
             capabilities: capabilities.to_owned(),
+            log_level: None,
         }
     }
 }
@@ -131,6 +134,10 @@ impl Core {
             out.extend_from_slice(self.identity.info.as_bytes());
             out.extend_from_slice(br#","io.modelcontextprotocol/clientCapabilities":"#);
             out.extend_from_slice(self.identity.capabilities.as_bytes());
+            if let Some(level) = &self.identity.log_level {
+                out.extend_from_slice(br#","io.modelcontextprotocol/logLevel":"#);
+                encode::write_str(out, level);
+            }
         }
         out.extend_from_slice(b"}}");
     }

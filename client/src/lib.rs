@@ -49,8 +49,8 @@ mod surface;
 mod transport;
 
 pub use client::{
-    AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, Mode, Negotiated,
-    Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
+    AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
+    Negotiated, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
 };
 pub use core::Identity;
 pub use error::{Error, Rejection};

@@ -189,6 +189,19 @@ impl Client {
         let n = described(r, version, true);
         let line = lock(&self.inner.core).notification("notifications/initialized", "");
         let _ = self.inner.out.send(line.freeze());
+        if let Some(level) = identity.log_level.as_deref() {
+            let mut m = bytes::BytesMut::new();
+            m.extend_from_slice(br#""level":"#);
+            janus_codec::encode::write_str(&mut m, level);
+            let m = String::from_utf8_lossy(&m).into_owned();
+            // NB. A server without logging refuses it: the session goes on without logs.
+            if let Err(e) = self
+                .raw_request("logging/setLevel", &m, None, self.timeout, None, Want::Raw)
+                .await
+            {
+                tracing::warn!("logging/setLevel {level}: {e}");
+            }
+        }
         Ok(n)
     }
 }
