@@ -211,6 +211,7 @@ impl Inner {
         callbacks: Callbacks,
         stderr: Stderr,
         mirrors: Option<crate::http::Mirrors>,
+        logs: Option<mpsc::UnboundedSender<LogMessage>>,
     ) -> Arc<Self> {
         Arc::new(Self {
             out,
@@ -222,7 +223,7 @@ impl Inner {
             stderr,
             tokens: AtomicU64::new(0),
             mirrors,
-            logs: None,
+            logs,
         })
     }
 
@@ -402,7 +403,14 @@ impl ReadPath {
     pub fn new(n: usize) -> Self {
         let (out, _) = mpsc::unbounded_channel();
         let identity = Identity::new("probe", "0", "{}");
-        let inner = Inner::new(out, identity, Callbacks::new(), Stderr::default(), None);
+        let inner = Inner::new(
+            out,
+            identity,
+            Callbacks::new(),
+            Stderr::default(),
+            None,
+            None,
+        );
         let mut waiting = Vec::with_capacity(n);
         {
             let mut p = lock(&inner.pending);
@@ -514,13 +522,8 @@ impl Client {
         let mut identity = identity;
         identity.log_level.clone_from(&opts.log_level);
         let logs = opts.logs.clone();
-        let new_inner = |stderr, mirrors| {
-            let mut inner = Inner::new(out, identity, callbacks, stderr, mirrors);
-            if let Some(i) = Arc::get_mut(&mut inner) {
-                i.logs = logs;
-            }
-            inner
-        };
+        let new_inner =
+            |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors, logs);
         if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             let mirrors = crate::http::Mirrors::default();
