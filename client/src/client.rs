@@ -19,8 +19,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
+mod book;
 mod lifecycle;
 mod rounds;
+
+use book::{Book, Waiter};
 
 pub use lifecycle::{AutoCache, Mode, Negotiated, PROBE_TIMEOUT};
 pub(crate) use rounds::ResultType;
@@ -180,11 +183,6 @@ pub(crate) enum Want {
     Call,
 }
 
-struct Waiter {
-    tx: oneshot::Sender<Result<Reply, Error>>,
-    want: Want,
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -192,7 +190,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Inner {
     out: mpsc::UnboundedSender<Bytes>,
     core: Mutex<Core>,
-    pending: Mutex<HashMap<i64, Waiter>>,
+    pending: Book,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Progress>>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<String>>,
@@ -216,7 +214,7 @@ impl Inner {
         Arc::new(Self {
             out,
             core: Mutex::new(Core::new(identity, ProtocolVersion::V2025_11_25)),
-            pending: Mutex::new(HashMap::new()),
+            pending: Book::new(),
             progress: Mutex::new(HashMap::new()),
             closed: Mutex::new(None),
             callbacks,
@@ -250,7 +248,7 @@ impl Inner {
         };
         match Incoming::of(msg) {
             Incoming::Answer { id, outcome } => {
-                let Some(w) = lock(&self.pending).remove(&id) else {
+                let Some(w) = self.pending.remove(id) else {
                     return;
                 };
                 let answer = match outcome {
@@ -376,14 +374,42 @@ impl Inner {
         }
     }
 
+    /// Tells the server that request `id` is no longer waited for.
+    fn cancel_on_wire(&self, id: i64, reason: &str) {
+        let mut members = BytesMut::new();
+        members.extend_from_slice(br#""requestId":"#);
+        encode::write_i64(&mut members, id);
+        members.extend_from_slice(br#","reason":"#);
+        encode::write_str(&mut members, reason);
+        let members = String::from_utf8_lossy(&members).into_owned();
+        let line = lock(&self.core).notification("notifications/cancelled", &members);
+        let _ = self.out.send(line.freeze());
+    }
+
     /// The input ended: every request waiting gets the reason.
     fn close(&self, why: String) {
         lock(&self.closed).get_or_insert(why);
-        let waiting: Vec<Waiter> = lock(&self.pending).drain().map(|(_, w)| w).collect();
+        let waiting = self.pending.drain();
         for w in waiting {
             let _ = w.tx.send(Err(self.closed_error()));
         }
         lock(&self.progress).clear();
+    }
+}
+
+impl book::Expired for Inner {
+    fn book(&self) -> &Book {
+        &self.pending
+    }
+
+    fn cancel_on_wire(&self, id: i64, reason: &str) {
+        Self::cancel_on_wire(self, id, reason);
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.pending.wake_sweeper();
     }
 }
 
@@ -413,15 +439,19 @@ impl ReadPath {
         );
         let mut waiting = Vec::with_capacity(n);
         {
-            let mut p = lock(&inner.pending);
-            p.reserve(n);
+            inner.pending.reserve(n);
+            let deadline = book::deadline(DEFAULT_TIMEOUT);
             for id in 1..=n {
                 let (tx, rx) = oneshot::channel();
                 let w = Waiter {
                     tx,
                     want: Want::Raw,
+                    deadline,
+                    timeout: DEFAULT_TIMEOUT,
                 };
-                p.insert(i64::try_from(id).unwrap_or(i64::MAX), w);
+                inner
+                    .pending
+                    .insert(i64::try_from(id).unwrap_or(i64::MAX), w);
                 waiting.push(rx);
             }
         }
@@ -463,26 +493,14 @@ struct InFlight<'a> {
     done: bool,
 }
 
-impl InFlight<'_> {
-    fn cancel_on_wire(&self, reason: &str) {
-        let mut members = BytesMut::new();
-        members.extend_from_slice(br#""requestId":"#);
-        encode::write_i64(&mut members, self.id);
-        members.extend_from_slice(br#","reason":"#);
-        encode::write_str(&mut members, reason);
-        let members = String::from_utf8_lossy(&members).into_owned();
-        let line = lock(&self.inner.core).notification("notifications/cancelled", &members);
-        let _ = self.inner.out.send(line.freeze());
-    }
-}
-
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         if let Some(t) = &self.token {
             lock(&self.inner.progress).remove(t);
         }
-        if !self.done && lock(&self.inner.pending).remove(&self.id).is_some() {
-            self.cancel_on_wire("The caller no longer waits for this request");
+        if !self.done && self.inner.pending.remove(self.id).is_some() {
+            self.inner
+                .cancel_on_wire(self.id, "The caller no longer waits for this request");
         }
     }
 }
@@ -535,7 +553,7 @@ impl Client {
                 match d {
                     crate::http::Delivery::Line(line) => inner.dispatch(line),
                     crate::http::Delivery::Failed(id, e) => {
-                        if let Some(w) = lock(&inner.pending).remove(&id) {
+                        if let Some(w) = inner.pending.remove(id) {
                             let _ = w.tx.send(Err(e));
                         }
                     }
@@ -585,6 +603,7 @@ impl Client {
         opts: Options,
         key: Option<String>,
     ) -> Result<Self, Error> {
+        tokio::spawn(book::sweep(Arc::downgrade(&inner)));
         let mut client = Self {
             inner,
             negotiated: Negotiated {
@@ -642,14 +661,15 @@ impl Client {
         opts: CallOptions,
     ) -> Result<Reply, Error> {
         let timeout = opts.timeout.unwrap_or(self.timeout);
-        self.raw_request(method, members, None, timeout, Some(opts), Want::Raw)
+        self.raw_request(method, &[members], None, timeout, Some(opts), Want::Raw)
             .await
     }
 
+    /// A request whose params' members are the pieces of `members` joined.
     async fn raw_request(
         &self,
         method: &str,
-        members: &str,
+        members: &[&str],
         envelope: Option<ProtocolVersion>,
         timeout: Duration,
         opts: Option<CallOptions>,
@@ -669,7 +689,13 @@ impl Client {
         if let (Some(t), Some(p)) = (&token, progress) {
             lock(&inner.progress).insert(t.clone(), p);
         }
-        lock(&inner.pending).insert(id, Waiter { tx, want });
+        let w = Waiter {
+            tx,
+            want,
+            deadline: book::deadline(timeout),
+            timeout,
+        };
+        inner.pending.insert(id, w);
         let mut flight = InFlight {
             inner,
             id,
@@ -678,41 +704,25 @@ impl Client {
         };
         if lock(&inner.closed).is_some() || inner.out.send(line.freeze()).is_err() {
             flight.done = true;
-            lock(&inner.pending).remove(&id);
+            inner.pending.remove(id);
             return Err(inner.closed_error());
         }
-        let cancelled = async {
-            match &cancel {
-                Some(c) => c.fired().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            answer = tokio::time::timeout(timeout, rx) => match answer {
-                Ok(Ok(a)) => {
-                    flight.done = true;
-                    a
-                }
-                Ok(Err(_)) => {
-                    flight.done = true;
-                    Err(inner.closed_error())
-                }
-                Err(_) => {
-                    if lock(&inner.pending).remove(&id).is_some() {
-                        flight.cancel_on_wire("The request timed out");
+        // NB. The book's sweeper times the request out: it sends the error through `rx`.
+        let answer = match &cancel {
+            None => rx.await,
+            Some(c) => tokio::select! {
+                answer = rx => answer,
+                () = c.fired() => {
+                    if inner.pending.remove(id).is_some() {
+                        inner.cancel_on_wire(id, "The caller cancelled the request");
                     }
                     flight.done = true;
-                    Err(Error::Timeout(timeout))
+                    return Err(Error::Cancelled);
                 }
             },
-            () = cancelled => {
-                if lock(&inner.pending).remove(&id).is_some() {
-                    flight.cancel_on_wire("The caller cancelled the request");
-                }
-                flight.done = true;
-                Err(Error::Cancelled)
-            }
-        }
+        };
+        flight.done = true;
+        answer.unwrap_or_else(|_| Err(inner.closed_error()))
     }
 
     /// `tools/list`, every page followed.
@@ -776,7 +786,7 @@ impl Client {
         method: &str,
         members: &str,
     ) -> Result<Reply, Error> {
-        self.request_with_input(method, members, CallOptions::default(), Want::Raw)
+        self.request_with_input(method, &[members], CallOptions::default(), Want::Raw)
             .await
     }
 
@@ -812,19 +822,34 @@ impl Client {
         arguments: Option<&str>,
         opts: CallOptions,
     ) -> Result<CallResult, Error> {
-        let mut m = BytesMut::with_capacity(32 + name.len() + arguments.map_or(0, str::len));
-        m.extend_from_slice(br#""name":"#);
-        encode::write_str(&mut m, name);
+        // NB. The params are written straight into the request's line, in pieces: a name
+        // that needs no escapes is used as it is.
+        let escaped;
+        let name_json: [&str; 3] = if name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            ["\"", name, "\""]
+        } else {
+            let mut m = BytesMut::with_capacity(name.len() + 8);
+            encode::write_str(&mut m, name);
+            escaped = String::from_utf8_lossy(&m).into_owned();
+            ["", &escaped, ""]
+        };
+        let mut members = [
+            r#""name":"#,
+            name_json[0],
+            name_json[1],
+            name_json[2],
+            "",
+            "",
+        ];
         if let Some(a) = arguments {
             if !RawJson::parse(a).is_ok_and(|a| a.is_object()) {
                 return Err(Error::Config("the arguments must be a JSON object".into()));
             }
-            m.extend_from_slice(br#","arguments":"#);
-            m.extend_from_slice(a.as_bytes());
+            members[4] = r#","arguments":"#;
+            members[5] = a;
         }
-        let members = std::str::from_utf8(&m).unwrap_or_default();
         let mut reply = self
-            .request_with_input("tools/call", members, opts, Want::Call)
+            .request_with_input("tools/call", &members, opts, Want::Call)
             .await?;
         match reply.call.take() {
             Some(r) => r.map_err(Error::Protocol),
@@ -840,7 +865,7 @@ impl Client {
     pub async fn discover(&self) -> Result<Reply, Error> {
         self.raw_request(
             "server/discover",
-            "",
+            &[],
             Some(ProtocolVersion::V2026_07_28),
             self.timeout,
             None,

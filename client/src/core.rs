@@ -63,20 +63,22 @@ impl Core {
         &self.identity
     }
 
-    /// A request: its id and its line (with the `\n`). `members` are the params' members as
-    /// JSON text without braces (`""` for none); `progress` a progress token's JSON text.
+    /// A request: its id and its line (with the `\n`). `members`, joined, are the params'
+    /// members as JSON text without braces (none for none); `progress` a progress token's
+    /// JSON text.
     /// `envelope` forces the 2026-07-28 envelope (the lifecycle probe sends one before the
     /// era is settled).
     pub(crate) fn request(
         &mut self,
         method: &str,
-        members: &str,
+        members: &[&str],
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
     ) -> (i64, BytesMut) {
         self.next += 1;
         let id = self.next;
-        let mut out = BytesMut::with_capacity(96 + members.len());
+        let len: usize = members.iter().map(|m| m.len()).sum();
+        let mut out = BytesMut::with_capacity(96 + len);
         out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         encode::write_i64(&mut out, id);
         out.extend_from_slice(br#","method":"#);
@@ -91,7 +93,7 @@ impl Core {
         let mut out = BytesMut::with_capacity(96 + members.len());
         out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
         encode::write_str(&mut out, method);
-        self.write_params(&mut out, members, None, None);
+        self.write_params(&mut out, &[members], None, None);
         encode::end_message(&mut out);
         out
     }
@@ -99,22 +101,25 @@ impl Core {
     fn write_params(
         &self,
         out: &mut BytesMut,
-        members: &str,
+        members: &[&str],
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
     ) {
         let version = envelope.unwrap_or(self.version);
         let modern = !version.is_handshake();
-        if members.is_empty() && !modern && progress.is_none() {
+        let empty = members.iter().all(|m| m.is_empty());
+        if empty && !modern && progress.is_none() {
             return;
         }
         out.extend_from_slice(br#","params":{"#);
-        out.extend_from_slice(members.as_bytes());
+        for m in members {
+            out.extend_from_slice(m.as_bytes());
+        }
         if !modern && progress.is_none() {
             out.put_u8(b'}');
             return;
         }
-        if !members.is_empty() {
+        if !empty {
             out.put_u8(b',');
         }
         out.extend_from_slice(br#""_meta":{"#);
@@ -254,19 +259,19 @@ mod tests {
     #[test]
     fn requests_carry_the_envelope_only_in_the_modern_era() {
         let mut legacy = core(ProtocolVersion::V2025_11_25);
-        let (id, line) = legacy.request("tools/list", "", None, None);
+        let (id, line) = legacy.request("tools/list", &[], None, None);
         assert_eq!(id, 1);
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n"
         );
-        let (_, line) = legacy.request("tools/call", r#""name":"a""#, Some("7"), None);
+        let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], Some("7"), None);
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":7}}}\n"
         );
         let mut modern = core(ProtocolVersion::V2026_07_28);
-        let (_, line) = modern.request("tools/list", "", None, None);
+        let (_, line) = modern.request("tools/list", &[], None, None);
         let text = std::str::from_utf8(&line).unwrap();
         let msg = janus_codec::Parser::new()
             .parse_single(text.trim_end().as_bytes())
@@ -278,7 +283,7 @@ mod tests {
         // The probe sends the envelope before the era is settled.
         let (_, line) = legacy.request(
             "server/discover",
-            "",
+            &[],
             None,
             Some(ProtocolVersion::V2026_07_28),
         );

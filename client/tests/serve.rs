@@ -103,6 +103,14 @@ async fn every_mode_settles_and_both_eras_give_the_same_specs_and_results() {
             .await
             .unwrap_err();
         assert_eq!(e.rejection().map(|r| r.code), Some(-32602), "{e}");
+        // A name that needs escapes is still sent as valid JSON, and named back.
+        let e = c
+            .call_tool("no\"pe\\\n", None, CallOptions::default())
+            .await
+            .unwrap_err();
+        let r = e.rejection().expect("a rejection");
+        assert_eq!(r.code, -32602, "{e}");
+        assert!(r.message.contains("no\"pe\\\n"), "{e}");
     }
     let a = legacy.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
     let b = modern.call_tool("add", Some(r#"{"a":1,"b":1}"#), CallOptions::default());
@@ -249,6 +257,49 @@ async fn a_timeout_cancels_the_request_on_the_wire_and_the_caller_can_cancel_too
         assert!(matches!(r, Err(Error::Cancelled)), "{r:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(flag2.load(Ordering::SeqCst));
+    }
+}
+
+#[tokio::test]
+async fn a_short_timeout_fires_while_a_longer_one_waits_on_the_same_connection() {
+    for mode in [Mode::Legacy, Mode::Modern] {
+        let flag = Arc::new(AtomicBool::new(false));
+        let c = connect_to(waiter(Arc::clone(&flag)), opts(mode))
+            .await
+            .unwrap();
+        let with = |ms| CallOptions {
+            timeout: Some(Duration::from_millis(ms)),
+            ..CallOptions::default()
+        };
+        let long = c.call_tool("wait", None, with(20_000));
+        let short = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let at = std::time::Instant::now();
+            let r = c.call_tool("wait", None, with(150)).await;
+            (r, at.elapsed())
+        };
+        // The long call is left waiting: the bound only ends the test.
+        let bounded = tokio::time::timeout(Duration::from_secs(10), async {
+            tokio::select! {
+                _ = long => panic!("{mode:?}: the long call ended first"),
+                out = short => out,
+            }
+        });
+        let (r, took) = bounded.await.expect("the short timeout fired");
+        assert!(
+            matches!(r, Err(Error::Timeout(d)) if d == Duration::from_millis(150)),
+            "{mode:?}: {r:?}"
+        );
+        assert!(took >= Duration::from_millis(150), "{mode:?}: {took:?}");
+        // The connection still serves; the long call, dropped, is cancelled on the wire.
+        let (a, b, d) = tokio::join!(
+            c.call_tool("wait", None, with(100)),
+            c.call_tool("wait", None, with(120)),
+            c.call_tool("wait", None, with(80)),
+        );
+        for r in [a, b, d] {
+            assert!(matches!(r, Err(Error::Timeout(_))), "{mode:?}: {r:?}");
+        }
     }
 }
 

@@ -136,7 +136,7 @@ impl Client {
         let sent = self
             .raw_request(
                 "server/discover",
-                "",
+                &[],
                 Some(modern),
                 PROBE_TIMEOUT,
                 None,
@@ -172,7 +172,7 @@ impl Client {
         m.push_str(r#","clientInfo":"#);
         m.push_str(&identity.info);
         let reply = self
-            .raw_request("initialize", &m, None, self.timeout, None, Want::Raw)
+            .raw_request("initialize", &[&m], None, self.timeout, None, Want::Raw)
             .await?;
         let r = reply.result();
         let offered = r.get("protocolVersion").and_then(RawJson::as_string);
@@ -196,7 +196,14 @@ impl Client {
             let m = String::from_utf8_lossy(&m).into_owned();
             // NB. A server without logging refuses it: the session goes on without logs.
             if let Err(e) = self
-                .raw_request("logging/setLevel", &m, None, self.timeout, None, Want::Raw)
+                .raw_request(
+                    "logging/setLevel",
+                    &[&m],
+                    None,
+                    self.timeout,
+                    None,
+                    Want::Raw,
+                )
                 .await
             {
                 tracing::warn!("logging/setLevel {level}: {e}");

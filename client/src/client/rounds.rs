@@ -5,7 +5,6 @@ use super::{CallOptions, Client, Reply, Want};
 use crate::error::Error;
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
-use std::borrow::Cow;
 
 impl Client {
     /// A request of the 2026-07-28 era answered `input_required`: its input is asked of the
@@ -15,7 +14,7 @@ impl Client {
     pub(super) async fn request_with_input(
         &self,
         method: &str,
-        members: &str,
+        members: &[&str],
         opts: CallOptions,
         want: Want,
     ) -> Result<Reply, Error> {
@@ -27,12 +26,17 @@ impl Client {
         let timeout = timeout.unwrap_or(self.timeout);
         let mut retry = String::new();
         for _ in 0..=self.max_rounds {
-            let m: Cow<'_, str> = if retry.is_empty() {
-                Cow::Borrowed(members)
-            } else if members.is_empty() {
-                Cow::Owned(retry.clone())
+            // The first round's members; a retry's are those and the answers.
+            let mut m: Vec<&str> = Vec::new();
+            let pieces = if retry.is_empty() {
+                members
             } else {
-                Cow::Owned(format!("{members},{retry}"))
+                m.extend_from_slice(members);
+                if members.iter().any(|p| !p.is_empty()) {
+                    m.push(",");
+                }
+                m.push(&retry);
+                &m
             };
             let o = CallOptions {
                 timeout: None,
@@ -40,7 +44,7 @@ impl Client {
                 cancel: cancel.clone(),
             };
             let reply = self
-                .raw_request(method, &m, None, timeout, Some(o), want)
+                .raw_request(method, pieces, None, timeout, Some(o), want)
                 .await?;
             match reply.kind.check()? {
                 ResultType::Complete => return Ok(reply),
