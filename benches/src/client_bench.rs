@@ -67,6 +67,9 @@ pub struct ClientRow {
     pub era: &'static str,
     /// Calls per second (the median run).
     pub per_sec: f64,
+    /// Heap allocations per call in the client's process (the median run): its whole side
+    /// of a call, the tasks and the transport included.
+    pub allocs_per_call: f64,
 }
 
 /// The client comparison.
@@ -80,7 +83,12 @@ pub struct ClientReport {
     pub read_path_allocs: f64,
 }
 
-async fn janus(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
+async fn janus(
+    exe: &Path,
+    era: Era,
+    plan: ClientPlan,
+    count: &dyn Fn() -> usize,
+) -> Result<(f64, f64), String> {
     use janus_client::{CallOptions, Client, Command, Mode, Options, Transport};
     let mode = match era {
         Era::Legacy => Mode::Legacy,
@@ -99,7 +107,7 @@ async fn janus(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
     let client = Arc::new(client);
     let args = format!(r#"{{"text":"{TEXT}"}}"#);
     let each = plan.calls / plan.window;
-    let start = Instant::now();
+    let (start, allocs) = (Instant::now(), count());
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..plan.window {
         let (c, args) = (Arc::clone(&client), args.clone());
@@ -119,14 +127,20 @@ async fn janus(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
     while let Some(r) = set.join_next().await {
         r.map_err(|e| e.to_string())??;
     }
-    let secs = start.elapsed().as_secs_f64();
+    let (secs, allocs) = (start.elapsed().as_secs_f64(), count() - allocs);
     if let Ok(c) = Arc::try_unwrap(client) {
         c.close(Duration::from_secs(2)).await;
     }
-    Ok((each * plan.window) as f64 / secs)
+    let calls = (each * plan.window) as f64;
+    Ok((calls / secs, allocs as f64 / calls))
 }
 
-async fn rmcp(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
+async fn rmcp(
+    exe: &Path,
+    era: Era,
+    plan: ClientPlan,
+    count: &dyn Fn() -> usize,
+) -> Result<(f64, f64), String> {
     use rmcp::model::{
         CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
     };
@@ -153,7 +167,7 @@ async fn rmcp(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
     let mut args = serde_json::Map::new();
     args.insert("text".into(), TEXT.into());
     let each = plan.calls / plan.window;
-    let start = Instant::now();
+    let (start, allocs) = (Instant::now(), count());
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..plan.window {
         let (peer, args) = (client.peer().clone(), args.clone());
@@ -178,15 +192,12 @@ async fn rmcp(exe: &Path, era: Era, plan: ClientPlan) -> Result<f64, String> {
     while let Some(r) = set.join_next().await {
         r.map_err(|e| e.to_string())??;
     }
-    let secs = start.elapsed().as_secs_f64();
+    let (secs, allocs) = (start.elapsed().as_secs_f64(), count() - allocs);
     let _ = client.cancel().await;
-    Ok((each * plan.window) as f64 / secs)
+    let calls = (each * plan.window) as f64;
+    Ok((calls / secs, allocs as f64 / calls))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// janus-client's read path: heap allocations per answer, over `n` echo answers framed from
 /// one buffer and matched to their waiting requests. `count` reads the global allocator's
@@ -239,9 +250,9 @@ pub fn run(
                 let r = rt.block_on(async {
                     let run = async {
                         if name == "janus-client" {
-                            janus(exe, era, plan).await
+                            janus(exe, era, plan, count).await
                         } else {
-                            rmcp(exe, era, plan).await
+                            rmcp(exe, era, plan, count).await
                         }
                     };
                     tokio::time::timeout(RUN_LIMIT, run).await.map_err(|_| {
@@ -250,10 +261,14 @@ pub fn run(
                 })?;
                 rates.push(r);
             }
+            // NB. The median run's allocations go with its rate.
+            rates.sort_by(|a: &(f64, f64), b| a.0.total_cmp(&b.0));
+            let (per_sec, allocs_per_call) = rates[rates.len() / 2];
             rows.push(ClientRow {
                 client: name.into(),
                 era: era.name(),
-                per_sec: median(rates),
+                per_sec,
+                allocs_per_call,
             });
         }
     }
@@ -272,8 +287,11 @@ impl std::fmt::Display for ClientReport {
             self.plan.calls, self.plan.window, self.plan.runs
         )?;
         writeln!(f)?;
-        writeln!(f, "| client | era | calls/s | janus-client over it |")?;
-        writeln!(f, "|---|---|---:|---:|")?;
+        writeln!(
+            f,
+            "| client | era | calls/s | janus-client over it | allocations per call |"
+        )?;
+        writeln!(f, "|---|---|---:|---:|---:|")?;
         for r in &self.rows {
             let janus = self
                 .rows
@@ -282,11 +300,12 @@ impl std::fmt::Display for ClientReport {
                 .map_or(f64::NAN, |j| j.per_sec);
             writeln!(
                 f,
-                "| {} | {} | {:.0} | {:.1}x |",
+                "| {} | {} | {:.0} | {:.1}x | {:.1} |",
                 r.client,
                 r.era,
                 r.per_sec,
-                janus / r.per_sec
+                janus / r.per_sec,
+                r.allocs_per_call
             )?;
         }
         writeln!(f)?;

@@ -188,7 +188,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 struct Inner {
-    out: mpsc::UnboundedSender<Bytes>,
+    out: mpsc::UnboundedSender<BytesMut>,
     core: Mutex<Core>,
     pending: Book,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Progress>>>,
@@ -204,7 +204,7 @@ struct Inner {
 
 impl Inner {
     fn new(
-        out: mpsc::UnboundedSender<Bytes>,
+        out: mpsc::UnboundedSender<BytesMut>,
         identity: Identity,
         callbacks: Callbacks,
         stderr: Stderr,
@@ -326,7 +326,7 @@ impl Inner {
             }
         }
         encode::end_message(&mut out);
-        let _ = self.out.send(out.freeze());
+        let _ = self.out.send(out);
     }
 
     fn notified(&self, msg: &janus_codec::Message<'_>) {
@@ -383,7 +383,7 @@ impl Inner {
         encode::write_str(&mut members, reason);
         let members = String::from_utf8_lossy(&members).into_owned();
         let line = lock(&self.core).notification("notifications/cancelled", &members);
-        let _ = self.out.send(line.freeze());
+        let _ = self.out.send(line);
     }
 
     /// The input ended: every request waiting gets the reason.
@@ -626,7 +626,7 @@ impl Client {
     /// process given `grace` to exit, then killed. Requests still waiting get
     /// [`Error::Session`]. (Dropping the client kills a child at once.)
     pub async fn close(mut self, grace: Duration) {
-        let _ = self.inner.out.send(Bytes::new());
+        let _ = self.inner.out.send(BytesMut::new());
         if let Some(mut child) = self.child.take()
             && tokio::time::timeout(grace, child.wait()).await.is_err()
         {
@@ -702,7 +702,7 @@ impl Client {
             token,
             done: false,
         };
-        if lock(&inner.closed).is_some() || inner.out.send(line.freeze()).is_err() {
+        if lock(&inner.closed).is_some() || inner.out.send(line).is_err() {
             flight.done = true;
             inner.pending.remove(id);
             return Err(inner.closed_error());

@@ -112,8 +112,17 @@ impl Core {
             return;
         }
         out.extend_from_slice(br#","params":{"#);
+        let begin = out.len();
         for m in members {
             out.extend_from_slice(m.as_bytes());
+        }
+        // NB. A line break in the members (white space between tokens of a caller's valid
+        // JSON; inside a string it would be invalid) must not end the line: it becomes a
+        // space, which keeps the JSON's meaning.
+        let mut at = begin;
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &out[at..]) {
+            out[at + i] = b' ';
+            at += i + 1;
         }
         if !modern && progress.is_none() {
             out.put_u8(b'}');

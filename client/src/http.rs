@@ -248,7 +248,7 @@ struct Shared {
 /// Writes the client's lines as POSTs until the client says goodbye (an empty line).
 pub(crate) async fn writer(
     endpoint: Endpoint,
-    mut lines: mpsc::UnboundedReceiver<Bytes>,
+    mut lines: mpsc::UnboundedReceiver<BytesMut>,
     sink: Sink,
     mirrors: Mirrors,
     max_body: usize,
@@ -267,6 +267,7 @@ pub(crate) async fn writer(
         get_open: std::sync::atomic::AtomicBool::new(false),
     });
     while let Some(line) = lines.recv().await {
+        let line = line.freeze();
         if line.is_empty() {
             break;
         }
@@ -570,7 +571,7 @@ impl Shared {
 /// the URL every message is POSTed to; everything the server sends comes on the stream.
 pub(crate) async fn sse_writer(
     endpoint: Endpoint,
-    mut lines: mpsc::UnboundedReceiver<Bytes>,
+    mut lines: mpsc::UnboundedReceiver<BytesMut>,
     sink: Sink,
     ready: tokio::sync::oneshot::Sender<Result<(), Error>>,
 ) {
@@ -658,6 +659,7 @@ pub(crate) async fn sse_writer(
         ..shared
     });
     while let Some(line) = lines.recv().await {
+        let line = line.freeze();
         if line.is_empty() {
             break;
         }

@@ -167,7 +167,7 @@ impl CallResult {
     ) -> Result<Self, String> {
         let content = match content {
             None => Vec::new(),
-            Some(c) if c.is_array() => c.elements().into_iter().map(Content::from_wire).collect(),
+            Some(c) if c.is_array() => c.iter_elements().map(Content::from_wire).collect(),
             Some(_) => return Err("a tools/call result whose content is not an array".into()),
         };
         Ok(Self {

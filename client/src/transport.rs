@@ -217,7 +217,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
 /// when every sender is gone (the client closed) or a write fails.
 pub(crate) async fn writer(
     mut w: Box<dyn AsyncWrite + Send + Unpin>,
-    mut lines: mpsc::UnboundedReceiver<Bytes>,
+    mut lines: mpsc::UnboundedReceiver<BytesMut>,
 ) {
     let mut buf = BytesMut::new();
     while let Some(first) = lines.recv().await {

@@ -103,6 +103,16 @@ async fn every_mode_settles_and_both_eras_give_the_same_specs_and_results() {
             .await
             .unwrap_err();
         assert_eq!(e.rejection().map(|r| r.code), Some(-32602), "{e}");
+        // Arguments spaced over several lines still make one line on the wire.
+        let spaced = c
+            .call_tool(
+                "echo",
+                Some("{\r\n  \"text\":\n    \"hi\"\n}"),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(spaced.text(), "hi");
         // A name that needs escapes is still sent as valid JSON, and named back.
         let e = c
             .call_tool("no\"pe\\\n", None, CallOptions::default())

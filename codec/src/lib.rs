@@ -85,7 +85,7 @@ pub use error::{
 };
 pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame, FrameCodec, FrameRef};
 pub use message::{Batch, DEFAULT_MAX_DEPTH, Message, MessageKind, Parsed, Parser, Rejection};
-pub use raw::{Id, IdBuf, RawJson};
+pub use raw::{Elements, Id, IdBuf, RawJson};
 pub use version::ProtocolVersion;
 
 /// Items for the benchmarks (`janus-bench`) and the fuzz targets only: not part of the

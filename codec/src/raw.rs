@@ -6,7 +6,7 @@
 
 use crate::Error;
 use crate::arch::{escape_mask16, needs_escape};
-use crate::scan::{Kind, Scanner};
+use crate::scan::{Kind, Scanner, Span};
 use crate::text::Text;
 use bytes::{BufMut, BytesMut};
 use core::fmt;
@@ -161,27 +161,77 @@ impl<'buf> RawJson<'buf> {
     /// The elements of an array, in order; empty for other values.
     #[must_use]
     pub fn elements(self) -> Vec<Self> {
-        let mut out = Vec::new();
-        if !self.is_array() {
-            return out;
+        self.iter_elements().collect()
+    }
+
+    /// The elements of an array, in order, each read as it is asked for (no vector); none
+    /// for other values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use janus_codec::RawJson;
+    ///
+    /// let v = RawJson::parse(r#"[1, {"a":[2]}, "x"]"#).unwrap();
+    /// let texts: Vec<&str> = v.iter_elements().map(|e| e.as_str()).collect();
+    /// assert_eq!(texts, ["1", r#"{"a":[2]}"#, r#""x""#]);
+    /// ```
+    #[must_use]
+    pub fn iter_elements(self) -> Elements<'buf> {
+        Elements {
+            text: Text::of_str(self.0),
+            sc: self
+                .is_array()
+                .then(|| Scanner::validated(self.0.as_bytes())),
+            started: false,
         }
-        let text = Text::of_str(self.0);
-        let mut sc = Scanner::validated(self.0.as_bytes());
-        // The text is validated, so none of these steps can fail; stop quietly if one does.
-        let _ = (|| -> Result<(), Error> {
-            if !sc.enter_array()? {
-                return Ok(());
+    }
+}
+
+/// The elements of an array ([`RawJson::iter_elements`]).
+pub struct Elements<'buf> {
+    text: Text<'buf>,
+    /// `None` once the array has ended (or for a value that is no array).
+    sc: Option<Scanner<'buf>>,
+    started: bool,
+}
+
+impl fmt::Debug for Elements<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Elements")
+            .field("ended", &self.sc.is_none())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'buf> Iterator for Elements<'buf> {
+    type Item = RawJson<'buf>;
+
+    fn next(&mut self) -> Option<RawJson<'buf>> {
+        let sc = self.sc.as_mut()?;
+        // The text is validated, so none of these steps can fail; end quietly if one does.
+        let step = |sc: &mut Scanner<'buf>, started: bool| -> Result<Option<Span<'buf>>, Error> {
+            let more = if started {
+                sc.element_end()?
+            } else {
+                sc.enter_array()?
+            };
+            if !more {
+                return Ok(None);
             }
-            loop {
-                let start = sc.mark()?;
-                sc.value(1)?;
-                out.push(RawJson(text.span(sc.since(start))));
-                if !sc.element_end()? {
-                    return Ok(());
-                }
+            let start = sc.mark()?;
+            sc.value(1)?;
+            Ok(Some(sc.since(start)))
+        };
+        let got = step(sc, self.started).ok().flatten();
+        self.started = true;
+        match got {
+            Some(span) => Some(RawJson(self.text.span(span))),
+            None => {
+                self.sc = None;
+                None
             }
-        })();
-        out
+        }
     }
 }
 
@@ -522,6 +572,12 @@ mod tests {
         );
         assert!(RawJson::parse("[ ]").unwrap().elements().is_empty());
         assert!(RawJson::parse(r#"{"a":1}"#).unwrap().elements().is_empty());
+        // The iterator ends for good, and reads lazily.
+        let mut it = RawJson::parse("[[1],2]").unwrap().iter_elements();
+        assert_eq!(it.next().map(RawJson::as_str), Some("[1]"));
+        assert_eq!(it.next().map(RawJson::as_str), Some("2"));
+        assert_eq!(it.next(), None);
+        assert_eq!(it.next(), None);
     }
 
     #[test]

@@ -188,7 +188,7 @@ impl Client {
             })?;
         let n = described(r, version, true);
         let line = lock(&self.inner.core).notification("notifications/initialized", "");
-        let _ = self.inner.out.send(line.freeze());
+        let _ = self.inner.out.send(line);
         if let Some(level) = identity.log_level.as_deref() {
             let mut m = bytes::BytesMut::new();
             m.extend_from_slice(br#""level":"#);
