@@ -41,9 +41,9 @@ impl ClientPlan {
     #[must_use]
     pub const fn quick() -> Self {
         Self {
-            calls: 40_000,
+            calls: 60_000,
             window: 256,
-            runs: 3,
+            runs: 5,
         }
     }
 
@@ -198,7 +198,6 @@ async fn rmcp(
     Ok((calls / secs, allocs as f64 / calls))
 }
 
-
 /// janus-client's read path: heap allocations per answer, over `n` echo answers framed from
 /// one buffer and matched to their waiting requests. `count` reads the global allocator's
 /// count of allocations.
@@ -240,16 +239,19 @@ pub fn run(
     let mut rows = Vec::new();
     // NB. A profiling aid: JANUS_BENCH_CLIENT=janus-client runs that client alone.
     let only = std::env::var("JANUS_BENCH_CLIENT").ok();
+    let names: Vec<&str> = ["janus-client", "rmcp 3.11 client"]
+        .into_iter()
+        .filter(|n| only.as_deref().is_none_or(|o| o == *n))
+        .collect();
     for era in [Era::Legacy, Era::Modern] {
-        for name in ["janus-client", "rmcp 3.11 client"] {
-            if only.as_deref().is_some_and(|o| o != name) {
-                continue;
-            }
-            let mut rates = Vec::new();
-            for _ in 0..plan.runs {
+        // NB. The clients take turns, run by run, so that a machine whose speed drifts
+        // (a noisy neighbour) weighs on both alike.
+        let mut rates: Vec<Vec<(f64, f64)>> = vec![Vec::new(); names.len()];
+        for _ in 0..plan.runs {
+            for (name, rates) in names.iter().zip(&mut rates) {
                 let r = rt.block_on(async {
                     let run = async {
-                        if name == "janus-client" {
+                        if *name == "janus-client" {
                             janus(exe, era, plan, count).await
                         } else {
                             rmcp(exe, era, plan, count).await
@@ -261,11 +263,13 @@ pub fn run(
                 })?;
                 rates.push(r);
             }
+        }
+        for (name, mut rates) in names.iter().zip(rates) {
             // NB. The median run's allocations go with its rate.
-            rates.sort_by(|a: &(f64, f64), b| a.0.total_cmp(&b.0));
+            rates.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (per_sec, allocs_per_call) = rates[rates.len() / 2];
             rows.push(ClientRow {
-                client: name.into(),
+                client: (*name).into(),
                 era: era.name(),
                 per_sec,
                 allocs_per_call,
