@@ -16,10 +16,25 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tokio_util::codec::{Decoder, LinesCodec};
 
-/// sonic-rs into a `Value`, then lookups.
-fn sonic_value(frame: &[u8]) -> Option<(bool, bool)> {
+/// sonic-rs into a `Value`, then lookups (each element of a batch).
+fn sonic_value(text: &[u8]) -> Option<(bool, bool)> {
+    use sonic_rs::JsonContainerTrait;
+    let v: sonic_rs::Value = sonic_rs::from_slice(text).ok()?;
+    match v.as_array() {
+        Some(items) => {
+            let mut first = None;
+            for it in items.iter() {
+                let r = sonic_kind(it)?;
+                first.get_or_insert(r);
+            }
+            first
+        }
+        None => sonic_kind(&v),
+    }
+}
+
+fn sonic_kind(v: &sonic_rs::Value) -> Option<(bool, bool)> {
     use sonic_rs::{JsonContainerTrait, JsonValueTrait};
-    let v: sonic_rs::Value = sonic_rs::from_slice(baseline::line(frame)).ok()?;
     if v.get("jsonrpc")?.as_str()? != "2.0" {
         return None;
     }
@@ -33,7 +48,8 @@ fn sonic_value(frame: &[u8]) -> Option<(bool, bool)> {
 }
 
 /// Times `iters` frames with `who`, over streams of copies so that only reading is timed.
-fn time_iters(who: Option<Contender>, frame: &[u8], iters: u64) -> Duration {
+fn time_iters(who: Option<Contender>, item: &corpus::Item, iters: u64) -> Duration {
+    let frame = &item.frame[..];
     let per = copies_for(frame.len()).min(iters as usize).max(1);
     let stream = stream_of(frame, per);
     let mut scratch = SimdScratch::default();
@@ -43,11 +59,16 @@ fn time_iters(who: Option<Contender>, frame: &[u8], iters: u64) -> Duration {
         let n = left.min(per);
         let part = &stream[..n * frame.len()];
         total += match who {
-            Some(c) => time_stream(c, part, frame.len(), &mut scratch).0,
+            Some(c) => time_stream(c, part, frame.len(), item.body, &mut scratch).0,
             None => {
                 let t = Instant::now();
                 for f in part.chunks(frame.len()) {
-                    black_box(sonic_value(f));
+                    let text = if item.body {
+                        baseline::body(f)
+                    } else {
+                        baseline::line(f)
+                    };
+                    black_box(sonic_value(text));
                 }
                 t.elapsed()
             }
@@ -58,7 +79,7 @@ fn time_iters(who: Option<Contender>, frame: &[u8], iters: u64) -> Duration {
 }
 
 fn classify(c: &mut Criterion) {
-    for item in corpus::all() {
+    for item in corpus::everything() {
         let mut g = c.benchmark_group(format!("classify/{}", item.name));
         g.throughput(Throughput::Bytes(item.frame.len() as u64));
         if item.frame.len() > 100_000 {
@@ -70,7 +91,7 @@ fn classify(c: &mut Criterion) {
             .chain([("sonic-rs Value", None)]);
         for (name, who) in contenders {
             g.bench_function(BenchmarkId::from_parameter(name), |b| {
-                b.iter_custom(|iters| time_iters(who, &item.frame, iters));
+                b.iter_custom(|iters| time_iters(who, &item, iters));
             });
         }
         g.finish();

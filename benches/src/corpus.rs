@@ -1,6 +1,14 @@
 //! The deterministic MCP corpus: the same bytes on every run and every machine.
 //!
-//! Each item is one newline-terminated frame, as it travels on stdio.
+//! Each item is one newline-terminated frame, as it travels on stdio (or, for indented JSON,
+//! an HTTP body). Two families: [`all`], the first (strings and large texts), and [`dense`],
+//! token-dense JSON (numbers, deep schemas, escapes, base64, batches, spaced formatting).
+
+mod dense;
+
+pub use dense::{
+    base64_blob, batch, deep_schema_call, dense, indented, numeric_call, spaced, tools_list_escaped,
+};
 
 /// A `_meta` envelope of a modern request, as a client library sends it.
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"janus-bench","version":"1.0.0"}}"#;
@@ -12,6 +20,9 @@ pub struct Item {
     pub name: &'static str,
     /// The frame, with its trailing `\n`.
     pub frame: Vec<u8>,
+    /// The frame holds line breaks of its own (indented JSON): it can only travel as an HTTP
+    /// body, so it is read whole rather than framed by lines.
+    pub body: bool,
 }
 
 /// A modern `tools/call` of about 300 bytes (envelope in `params._meta`).
@@ -23,6 +34,7 @@ pub fn modern_call() -> Item {
     Item {
         name: "modern tools/call",
         frame: line(frame),
+        body: false,
     }
 }
 
@@ -33,6 +45,7 @@ pub fn legacy_call() -> Item {
     Item {
         name: "legacy tools/call",
         frame: line(frame.to_owned()),
+        body: false,
     }
 }
 
@@ -58,6 +71,7 @@ pub fn tools_list_result() -> Item {
     Item {
         name: "tools/list result 32 KB",
         frame: line(frame),
+        body: false,
     }
 }
 
@@ -91,6 +105,7 @@ pub fn large_tool_result() -> Item {
     Item {
         name: "tool result 64 KiB",
         frame: line(frame),
+        body: false,
     }
 }
 
@@ -110,6 +125,7 @@ pub fn huge_argument() -> Item {
     Item {
         name: "1 MiB argument + _meta",
         frame: line(frame),
+        body: false,
     }
 }
 
@@ -123,6 +139,14 @@ pub fn all() -> Vec<Item> {
         large_tool_result(),
         huge_argument(),
     ]
+}
+
+/// Both families: [`all`] then [`dense`].
+#[must_use]
+pub fn everything() -> Vec<Item> {
+    let mut v = all();
+    v.extend(dense());
+    v
 }
 
 fn line(mut s: String) -> Vec<u8> {
