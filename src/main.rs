@@ -138,6 +138,9 @@ enum Command {
         /// Only the client comparison (printed, not saved).
         #[arg(long, conflicts_with = "http_only")]
         clients_only: bool,
+        /// Only the codec comparison on both corpus families (printed, not saved).
+        #[arg(long, conflicts_with_all = ["http_only", "clients_only"])]
+        codec_only: bool,
         /// Longer measurements and more runs (the default is a quick plan, under a minute).
         #[arg(long)]
         full: bool,
@@ -258,10 +261,15 @@ fn main() -> ExitCode {
             full,
             http_only,
             clients_only,
+            codec_only,
             against,
         } => {
             if clients_only {
                 run_client_bench(smoke, full)
+            } else if codec_only {
+                let budget = std::time::Duration::from_secs_f64(if smoke { 0.05 } else { seconds });
+                print!("{}", janus_bench::quick::run(budget));
+                ExitCode::SUCCESS
             } else {
                 run_bench(seconds, smoke, full, http_only, against)
             }

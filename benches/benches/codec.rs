@@ -2,7 +2,7 @@
 //!
 //! - `classify/*`: one frame through framing, whole-frame validation, the message view and the
 //!   era rule; baselines: serde_json typed envelope + `_meta` pass, serde_json `Value`,
-//!   simd-json borrowed value, sonic-rs `Value`.
+//!   simd-json borrowed value, sonic-rs `Value` (the same contenders as `janus bench`).
 //! - `framing`: a stream of small frames; baseline: tokio-util `LinesCodec`.
 //! - `encode`: a 64 KiB text result; baseline: serde_json.
 
@@ -12,43 +12,11 @@ use janus_bench::baseline::{self, SimdScratch};
 use janus_bench::corpus;
 use janus_bench::quick::{Contender, copies_for, stream_of, time_stream};
 use janus_codec::{Frame, FrameCodec, FrameRef, IdBuf, encode};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio_util::codec::{Decoder, LinesCodec};
 
-/// sonic-rs into a `Value`, then lookups (each element of a batch).
-fn sonic_value(text: &[u8]) -> Option<(bool, bool)> {
-    use sonic_rs::JsonContainerTrait;
-    let v: sonic_rs::Value = sonic_rs::from_slice(text).ok()?;
-    match v.as_array() {
-        Some(items) => {
-            let mut first = None;
-            for it in items.iter() {
-                let r = sonic_kind(it)?;
-                first.get_or_insert(r);
-            }
-            first
-        }
-        None => sonic_kind(&v),
-    }
-}
-
-fn sonic_kind(v: &sonic_rs::Value) -> Option<(bool, bool)> {
-    use sonic_rs::{JsonContainerTrait, JsonValueTrait};
-    if v.get("jsonrpc")?.as_str()? != "2.0" {
-        return None;
-    }
-    let method = v.get("method").and_then(|m| m.as_str());
-    let request = method.is_some() && v.get("id").is_some();
-    let modern = method != Some("initialize")
-        && v.pointer(&["params", "_meta"])
-            .and_then(|m| m.as_object())
-            .is_some_and(|m| m.get(&"io.modelcontextprotocol/protocolVersion").is_some());
-    Some((request, modern))
-}
-
 /// Times `iters` frames with `who`, over streams of copies so that only reading is timed.
-fn time_iters(who: Option<Contender>, item: &corpus::Item, iters: u64) -> Duration {
+fn time_iters(who: Contender, item: &corpus::Item, iters: u64) -> Duration {
     let frame = &item.frame[..];
     let per = copies_for(frame.len()).min(iters as usize).max(1);
     let stream = stream_of(frame, per);
@@ -58,21 +26,7 @@ fn time_iters(who: Option<Contender>, item: &corpus::Item, iters: u64) -> Durati
     while left > 0 {
         let n = left.min(per);
         let part = &stream[..n * frame.len()];
-        total += match who {
-            Some(c) => time_stream(c, part, frame.len(), item.body, &mut scratch).0,
-            None => {
-                let t = Instant::now();
-                for f in part.chunks(frame.len()) {
-                    let text = if item.body {
-                        baseline::body(f)
-                    } else {
-                        baseline::line(f)
-                    };
-                    black_box(sonic_value(text));
-                }
-                t.elapsed()
-            }
-        };
+        total += time_stream(who, part, frame.len(), item.body, &mut scratch).0;
         left -= n;
     }
     total
@@ -85,12 +39,8 @@ fn classify(c: &mut Criterion) {
         if item.frame.len() > 100_000 {
             g.sample_size(20);
         }
-        let contenders = Contender::ALL
-            .into_iter()
-            .map(|c| (c.name(), Some(c)))
-            .chain([("sonic-rs Value", None)]);
-        for (name, who) in contenders {
-            g.bench_function(BenchmarkId::from_parameter(name), |b| {
+        for who in Contender::ALL {
+            g.bench_function(BenchmarkId::from_parameter(who.name()), |b| {
                 b.iter_custom(|iters| time_iters(who, &item, iters));
             });
         }

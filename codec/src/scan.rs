@@ -244,6 +244,8 @@ pub(crate) struct Scanner<'buf> {
     /// sets this for every string it takes. A frame scanned whole with this false is ASCII, so
     /// it is UTF-8 without a second pass (`text.rs` relies on this).
     maybe_non_ascii: bool,
+    /// The text is known to be valid JSON ([`Scanner::trusted`]).
+    trusted: bool,
     /// True when a `\n` ends the text (it is not white space): the scan of a line at the
     /// start of a buffer that holds more than the line.
     newline_ends: bool,
@@ -257,12 +259,23 @@ impl<'buf> Scanner<'buf> {
             max_depth,
             maybe_non_ascii: false,
             newline_ends: false,
+            trusted: false,
         }
     }
 
-    /// A scanner over text that an earlier pass validated; `depth` limits are not checked again.
+    /// A scanner without a depth limit (for text that an earlier pass validated, or that
+    /// [`crate::RawJson::parse`] validates now).
     pub(crate) const fn validated(b: &'buf [u8]) -> Self {
         Self::new(b, usize::MAX)
+    }
+
+    /// A scanner over text known to be one valid JSON value or more (a [`crate::RawJson`],
+    /// a batch already scanned): containers are skipped by their brackets, not checked again.
+    /// Scalars are read as usual, so every [`Kind`] is what a validating scan gives.
+    pub(crate) const fn trusted(b: &'buf [u8]) -> Self {
+        let mut sc = Self::new(b, usize::MAX);
+        sc.trusted = true;
+        sc
     }
 
     #[inline(always)]
@@ -616,6 +629,11 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// Reads a number at the cursor; returns whether `serde_json` would read it as an integer.
+    ///
+    /// Numbers as messages hold them (integers of up to 18 digits, decimals, exponents of up
+    /// to two digits, with or without a sign) are read here in a few steps, runs of digits
+    /// eight bytes at a time; every other number, and every fault, in
+    /// [`Scanner::number_slow`].
     #[inline(always)]
     fn number(&mut self) -> Result<bool, Error> {
         // Most numbers in messages are short positive integers (ids, counts, limits): up to 18
@@ -623,16 +641,61 @@ impl<'buf> Scanner<'buf> {
         let b = self.b;
         let start = self.pos;
         if matches!(b.get(start), Some(b'1'..=b'9')) {
-            let mut i = start + 1;
-            while i < start + 18 && matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if !matches!(b.get(i), Some(b'0'..=b'9' | b'.' | b'e' | b'E')) {
+            let i = digit_run(b, start + 1);
+            if i - start <= 18 && !matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
                 self.pos = i;
                 return Ok(true);
             }
         }
-        self.number_slow()
+        self.number_dense()
+    }
+
+    /// [`Scanner::number`] for the rest: signs, decimals, exponents.
+    #[inline(never)]
+    fn number_dense(&mut self) -> Result<bool, Error> {
+        let b = self.b;
+        let start = self.pos;
+        let negative = b.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let mut i = match b.get(int_start) {
+            Some(b'1'..=b'9') => digit_run(b, int_start + 1),
+            Some(b'0') => int_start + 1,
+            _ => return self.number_slow(),
+        };
+        let int_digits = i - int_start;
+        let mut integer = true;
+        if b.get(i) == Some(&b'.') {
+            let end = digit_run(b, i + 1);
+            if end == i + 1 {
+                return self.number_slow();
+            }
+            i = end;
+            integer = false;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            let mut d = i + 1;
+            if matches!(b.get(d), Some(b'+' | b'-')) {
+                d += 1;
+            }
+            let end = digit_run(b, d);
+            // NB. Up to 200 digits before the point and an exponent under 100, the value is
+            // below 10^300: finite, as serde_json needs.
+            if end == d || end - d > 2 || int_digits > 200 {
+                return self.number_slow();
+            }
+            i = end;
+            integer = false;
+        }
+        if integer {
+            // Up to 18 digits fit an `i64` and a `u64`; serde_json reads `-0` as a float.
+            if int_digits > 18 || (negative && b[int_start] == b'0') {
+                return self.number_slow();
+            }
+        } else if int_digits > 200 {
+            return self.number_slow();
+        }
+        self.pos = i;
+        Ok(integer)
     }
 
     /// [`Scanner::number`] for every number.
@@ -648,12 +711,7 @@ impl<'buf> Scanner<'buf> {
         let int_start = i;
         match b.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                i += 1;
-                while matches!(b.get(i), Some(b'0'..=b'9')) {
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i = digit_run(b, i + 1),
             Some(_) => return Err(Error::BadNumber),
             None => return Err(Error::Truncated),
         }
@@ -751,6 +809,10 @@ impl<'buf> Scanner<'buf> {
             } else {
                 Kind::Float
             }),
+            Some(c @ (b'{' | b'[')) if self.trusted => {
+                self.pos = skip_trusted_container(self.b, self.pos);
+                Ok(if c == b'{' { Kind::Object } else { Kind::Array })
+            }
             _ => self.nested(depth),
         }
     }
@@ -1029,11 +1091,8 @@ impl<'buf> BlockScan for StringScan<'_, 'buf> {
 }
 
 /// Skips the digits from `i` on, of which there must be one at least; returns where they end.
-fn digits(b: &[u8], mut i: usize) -> Result<usize, Error> {
-    let start = i;
-    while matches!(b.get(i), Some(b'0'..=b'9')) {
-        i += 1;
-    }
+fn digits(b: &[u8], start: usize) -> Result<usize, Error> {
+    let i = digit_run(b, start);
     if i > start {
         Ok(i)
     } else if i == b.len() {
@@ -1041,6 +1100,77 @@ fn digits(b: &[u8], mut i: usize) -> Result<usize, Error> {
     } else {
         Err(Error::BadNumber)
     }
+}
+
+/// Just past the container that opens at `at` in valid JSON text: its brackets counted,
+/// its strings skipped whole (a bracket inside one is no bracket). Nothing is checked: the
+/// text must be valid, and at worst (were it not) the result is some index up to `b.len()`.
+fn skip_trusted_container(b: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        match c {
+            b'"' => i = trusted_string_end(b, i),
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Just past the closing quote of the string whose body starts at `i`, in valid JSON text.
+#[inline(always)]
+fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(off) = b
+        .get(i..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        i += off;
+        if b[i] == b'"' {
+            return i + 1;
+        }
+        // An escape: its next byte is never the end.
+        i += 2;
+    }
+    b.len()
+}
+
+/// The end of the run of ASCII digits that starts at `i` (`i` itself when there is none),
+/// eight bytes a step: no branch per digit.
+#[inline(always)]
+fn digit_run(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        let m = non_digits8(u64::from_le_bytes(eight));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while matches!(b.get(i), Some(b'0'..=b'9')) {
+        i += 1;
+    }
+    i
+}
+
+/// The high bit of each byte of `v` (little-endian) that may not be an ASCII digit, exact
+/// up to and including the first such byte (a carry may mark bytes after it, which no
+/// caller reads).
+///
+/// A digit `0x30..=0x39` xor `0x30` is `0..=9`, and adding `0x76` leaves its high bit clear;
+/// any other byte has its high bit set by one of the two.
+#[inline(always)]
+const fn non_digits8(v: u64) -> u64 {
+    let a = v ^ 0x3030_3030_3030_3030;
+    (a.wrapping_add(0x7676_7676_7676_7676) | a) & 0x8080_8080_8080_8080
 }
 
 /// True when the decimal `digits` (no sign, no leading zero) are at most `max`.
@@ -1282,6 +1412,25 @@ mod tests {
         let huge = "[".repeat(1_000_000);
         assert_eq!(check(&huge, 128), Err(Error::TooDeep));
         assert_eq!(check(&huge, usize::MAX), Err(Error::Truncated));
+    }
+
+    #[test]
+    fn the_digit_run_ends_at_the_first_byte_that_is_no_digit() {
+        // Every byte value, at every place of an eight-byte step and of the tail after it.
+        for len in [3usize, 8, 11, 16, 21] {
+            for at in 0..len {
+                for x in 0..=255u8 {
+                    let mut b = vec![b'7'; len];
+                    b[at] = x;
+                    // The bytes after the first one that is no digit do not matter.
+                    b.extend_from_slice(&[0xff, b'5', 0]);
+                    let want = if x.is_ascii_digit() { len } else { at };
+                    assert_eq!(digit_run(&b, 0), want, "len {len}, {x:#x} at {at}");
+                }
+            }
+        }
+        assert_eq!(digit_run(b"", 0), 0);
+        assert_eq!(digit_run(b"12345678901234567890", 3), 20);
     }
 
     #[test]

@@ -513,6 +513,80 @@ proptest! {
     }
 }
 
+/// Text shaped like a number, valid or not: signs, runs of digits that cross the eight-byte
+/// steps of the digit scan, points, exponents, and a stray byte now and then.
+fn number_like() -> impl Strategy<Value = String> {
+    let digits = |max: usize| vec(select(b"0123456789".as_slice()), 0..max);
+    let part = prop_oneof![
+        4 => digits(24).prop_map(|d| String::from_utf8(d).unwrap_or_default()),
+        1 => Just("-".to_owned()),
+        1 => Just(".".to_owned()),
+        1 => select(["e", "E", "e+", "e-", "E-"].as_slice()).prop_map(str::to_owned),
+        1 => select(["a", " ", ",", "]", "0x", "\u{e9}"].as_slice()).prop_map(str::to_owned),
+    ];
+    vec(part, 1..6).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(proptest_config(2048))]
+
+    /// Numbers (the digit scan's fast path): JSON exactly when serde_json says so, each read
+    /// as an integer or a float as serde_json reads it.
+    #[test]
+    fn number_like_text_is_read_as_serde_json_reads_it(a in number_like(), b in number_like()) {
+        for params in [format!("[{a}]"), format!("[{a},{b}]"), format!("{{\"x\":{a}, \"y\": {b}}}")] {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{params}}}"#);
+            assert_same_json_verdict(frame.as_bytes());
+        }
+    }
+}
+
+/// The value `v` as serde_json reads it, in the codec's reading of its members or elements:
+/// each span, parsed again, is the oracle's member or element.
+fn assert_walks_as_the_oracle(raw: RawJson<'_>, v: &serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            let members = raw.members();
+            // The last of a duplicated key is the one serde_json keeps.
+            for (k, want) in map {
+                let got = members
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| *v);
+                let got = got.unwrap_or_else(|| panic!("member {k:?} of {raw:?}"));
+                assert_eq!(parse_json(got.as_str().as_bytes()).as_ref(), Some(want));
+                assert_eq!(raw.get(k).map(RawJson::as_str), Some(got.as_str()));
+                assert_walks_as_the_oracle(got, want);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            let elements = raw.elements();
+            assert_eq!(elements.len(), items.len(), "{raw:?}");
+            for (got, want) in elements.iter().zip(items) {
+                assert_eq!(parse_json(got.as_str().as_bytes()).as_ref(), Some(want));
+                assert_walks_as_the_oracle(*got, want);
+            }
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config(1024))]
+
+    /// The walks over validated text (members, elements, lookups), which skip containers by
+    /// their brackets, find what serde_json finds, however the text is spaced.
+    #[test]
+    fn walks_over_validated_text_find_what_serde_json_finds(j in value(), seed in any::<u64>()) {
+        let text = Writer::new(seed).write(&j);
+        if let Some(v) = parse_json(&text) {
+            let raw = RawJson::parse(trimmed(&text)).expect("JSON");
+            assert_walks_as_the_oracle(raw, &v);
+        }
+    }
+}
+
 /// JSON text without the white space around it, as the codec's spans are.
 fn trimmed(text: &[u8]) -> &str {
     core::str::from_utf8(text)

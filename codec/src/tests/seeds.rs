@@ -187,6 +187,20 @@ const BATCH_OF_ONE: &[Outcome<'static>] = &[Outcome::Response {
     id: r#""b""#,
     result: "[]",
 }];
+/// The elements of the batch whose params hold brackets and quotes inside their strings.
+const BATCH_OF_BRACKETS: &[Outcome<'static>] = &[
+    req(
+        "1",
+        "m",
+        Some(r#"{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}"#),
+        None,
+        Legacy,
+    ),
+    Outcome::Response {
+        id: "2",
+        result: r#"["[",{"]":"{"}]"#,
+    },
+];
 const ONE_INVALID: &[Outcome<'static>] = &[invalid(None)];
 
 const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -346,6 +360,10 @@ pub(super) static SEEDS: &[Seed] = &[
     seed("batch", br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"jsonrpc":"2.0","method":"n"},1,{"id":2},[]]"#,
         Outcome::Batch(Items::Table(BATCH))),
     seed("batch of one", br#"[{"jsonrpc":"2.0","id":"b","result":[]}]"#, Outcome::Batch(Items::Table(BATCH_OF_ONE))),
+    // Its elements are read with their containers skipped by the brackets (the batch is
+    // validated first): brackets and quotes inside strings are no brackets.
+    seed("batch with brackets inside strings", br#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}},{"jsonrpc":"2.0","id":2,"result":["[",{"]":"{"}]}]"#,
+        Outcome::Batch(Items::Table(BATCH_OF_BRACKETS))),
     seed("empty batch", b"[]", invalid(None)),
     seed("empty batch with white space", b" [ \t] ", invalid(None)),
     seed("batch with a bad element is not JSON", br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{]"#, NOT_JSON),
@@ -374,6 +392,12 @@ pub(super) static SEEDS: &[Seed] = &[
     // Numbers at the limits.
     seed("numbers serde_json reads", br#"{"jsonrpc":"2.0","method":"n","params":[1e308,-1e308,1E+2,0.5e-3,5e-324,1e-400,-0,-0.0,0e99999999999999999999,1e-99999999999999999999]}"#,
         note("n", Some("[1e308,-1e308,1E+2,0.5e-3,5e-324,1e-400,-0,-0.0,0e99999999999999999999,1e-99999999999999999999]"))),
+    // Runs of digits across the eight-byte steps of the digit scan, and what ends them.
+    seed("long digit runs", br#"{"jsonrpc":"2.0","method":"n","params":[123456789012345678,1234567890123456789,-98765432109876543210.123456789012345678e-12345678,0.00000000000000001,7.25E+00000008]}"#,
+        note("n", Some("[123456789012345678,1234567890123456789,-98765432109876543210.123456789012345678e-12345678,0.00000000000000001,7.25E+00000008]"))),
+    seed("a letter after eight digits", br#"{"jsonrpc":"2.0","method":"n","params":[12345678a]}"#, NOT_JSON),
+    seed("a second point after a fraction", br#"{"jsonrpc":"2.0","method":"n","params":[1.23456789.5]}"#, NOT_JSON),
+    seed("a minus inside the digits", br#"{"jsonrpc":"2.0","method":"n","params":[-1234567-8]}"#, NOT_JSON),
     seed("1e309", br#"{"jsonrpc":"2.0","method":"n","params":[1e309]}"#, NOT_JSON),
     seed("-1e309", br#"{"jsonrpc":"2.0","method":"n","params":[-1e309]}"#, NOT_JSON),
     seed("huge exponent", br#"{"jsonrpc":"2.0","method":"n","params":[1e99999999999999999999]}"#, NOT_JSON),
