@@ -203,27 +203,39 @@ pub fn batch() -> Item {
 #[must_use]
 pub fn spaced(compact: &str) -> String {
     let mut out = String::with_capacity(compact.len() * 9 / 8);
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for c in compact.chars() {
         out.push(c);
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            ',' | ':' => out.push(' '),
-            _ => {}
+        if !strings.within(c) && matches!(c, ',' | ':') {
+            out.push(' ');
         }
     }
     out
+}
+
+/// Where a walk over JSON text is: inside a string or not.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Takes the next character: true when it belongs to a string (its quotes included).
+    fn within(&mut self, c: char) -> bool {
+        if self.inside {
+            if self.escaped {
+                self.escaped = false;
+            } else if c == '\\' {
+                self.escaped = true;
+            } else if c == '"' {
+                self.inside = false;
+            }
+            return true;
+        }
+        self.inside = c == '"';
+        self.inside
+    }
 }
 
 /// Compact JSON as `JSON.stringify(v, null, 2)` writes it: a line per member or element,
@@ -232,8 +244,7 @@ pub fn spaced(compact: &str) -> String {
 pub fn indented(compact: &str) -> String {
     let mut out = String::with_capacity(compact.len() * 2);
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     let mut chars = compact.chars().peekable();
     let newline = |out: &mut String, depth: usize| {
         out.push('\n');
@@ -242,22 +253,11 @@ pub fn indented(compact: &str) -> String {
         }
     };
     while let Some(c) = chars.next() {
-        if in_string {
+        if strings.within(c) {
             out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
             continue;
         }
         match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
             '{' | '[' => {
                 out.push(c);
                 let close = if c == '{' { '}' } else { ']' };
