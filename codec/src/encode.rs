@@ -58,7 +58,7 @@ pub fn write_raw(out: &mut BytesMut, json: &str) {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => i = string_end(b, i + 1),
+            b'"' => i = crate::scan::trusted_string_end(b, i + 1),
             b' ' | b'\t' | b'\r' | b'\n' => {
                 out.extend_from_slice(&b[run..i]);
                 while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
@@ -81,21 +81,6 @@ pub fn write_raw(out: &mut BytesMut, json: &str) {
 /// True when `b` holds a JSON white-space byte.
 fn has_white_space(b: &[u8]) -> bool {
     crate::arch::any_byte(b, |c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-}
-
-/// The offset just after the closing quote of the string whose body starts at `i`.
-fn string_end(b: &[u8], mut i: usize) -> usize {
-    while let Some(off) = memchr::memchr2(b'"', b'\\', &b[i..]) {
-        i += off;
-        if b[i] == b'"' {
-            return i + 1;
-        }
-        i += 2;
-        if i >= b.len() {
-            break;
-        }
-    }
-    b.len()
 }
 
 /// Writes an integer.

@@ -646,21 +646,24 @@ impl<'buf> Scanner<'buf> {
                 self.pos = i;
                 return Ok(true);
             }
+            return self.number_dense(Some(i));
         }
-        self.number_dense()
+        self.number_dense(None)
     }
 
-    /// [`Scanner::number`] for the rest: signs, decimals, exponents.
+    /// [`Scanner::number`] for the rest: signs, decimals, exponents. `int_end` is where the
+    /// digits end, when [`Scanner::number`] found that already (a number without a sign).
     #[inline(never)]
-    fn number_dense(&mut self) -> Result<bool, Error> {
+    fn number_dense(&mut self, int_end: Option<usize>) -> Result<bool, Error> {
         let b = self.b;
         let start = self.pos;
         let negative = b.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
-        let mut i = match b.get(int_start) {
-            Some(b'1'..=b'9') => digit_run(b, int_start + 1),
-            Some(b'0') => int_start + 1,
-            _ => return self.number_slow(),
+        let mut i = match (int_end, b.get(int_start)) {
+            (Some(end), _) => end,
+            (None, Some(b'1'..=b'9')) => digit_run(b, int_start + 1),
+            (None, Some(b'0')) => int_start + 1,
+            (None, _) => return self.number_slow(),
         };
         let int_digits = i - int_start;
         let mut integer = true;
@@ -1125,9 +1128,10 @@ fn skip_trusted_container(b: &[u8], at: usize) -> usize {
     b.len()
 }
 
-/// Just past the closing quote of the string whose body starts at `i`, in valid JSON text.
+/// Just past the closing quote of the string whose body starts at `i`, in valid JSON text
+/// (`b.len()` when there is none).
 #[inline(always)]
-fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
     while let Some(off) = b
         .get(i..)
         .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))

@@ -90,16 +90,7 @@ impl Book {
         if e.due.is_none_or(|d| d > now) {
             return Vec::new();
         }
-        let due: Vec<i64> = e
-            .map
-            .iter()
-            .filter(|(_, w)| w.deadline <= now)
-            .map(|(id, _)| *id)
-            .collect();
-        let expired = due
-            .into_iter()
-            .filter_map(|id| e.map.remove(&id).map(|w| (id, w)))
-            .collect();
+        let expired = e.map.extract_if(|_, w| w.deadline <= now).collect();
         e.due = e.map.values().map(|w| w.deadline).min();
         expired
     }
