@@ -138,19 +138,36 @@ pub enum Parsed<'buf> {
 }
 
 /// A validated JSON array of messages (a JSON-RPC batch).
-#[derive(Debug, Clone, Copy)]
+///
+/// The scan that validates the array reads its first 64 elements as it goes
+/// (one pass, as for a single message); the elements past those, in a batch that large, are
+/// read from the validated text when [`Batch::iter`] reaches them, so that no frame makes
+/// the read allocate more than a bounded amount.
+#[derive(Debug, Clone)]
 pub struct Batch<'buf> {
     text: &'buf str,
+    /// The members of the first elements, as the scan found them (`None` for an element that
+    /// is no object); each is classified when the iterator reaches it, which is cheap.
+    read: Vec<Option<Members<'buf>>>,
+    /// Where in `text` the elements past `read` start (at the `,` after the last one read);
+    /// `None` when `read` holds them all.
+    rest_at: Option<usize>,
+    /// How many elements the array holds.
+    len: usize,
 }
+
+/// How many elements of a batch its validating scan reads as it goes.
+pub(crate) const CACHED_ELEMENTS: usize = 64;
 
 impl<'buf> Batch<'buf> {
     /// Each element, read as a message; elements that are not valid messages are rejections.
-    pub fn iter(&self) -> impl Iterator<Item = Result<Message<'buf>, Rejection<'buf>>> + 'buf {
+    pub fn iter(&self) -> impl Iterator<Item = Result<Message<'buf>, Rejection<'buf>>> + '_ {
         let text = Text::of_str(self.text);
-        let mut sc = Scanner::trusted(self.text.as_bytes());
-        // The text is a validated array, so this takes its `[`.
-        let mut done = sc.expect(b'[').is_err();
-        core::iter::from_fn(move || {
+        // The text is a validated array: past the elements read comes a `,` and the rest.
+        let rest_at = self.rest_at.unwrap_or(self.text.len());
+        let mut sc = Scanner::trusted(self.text.as_bytes().get(rest_at..).unwrap_or_default());
+        let mut done = sc.expect(b',').is_err();
+        let rest = core::iter::from_fn(move || {
             if done {
                 return None;
             }
@@ -167,7 +184,24 @@ impl<'buf> Batch<'buf> {
             };
             done = sc.expect(b',').is_err();
             Some(item)
-        })
+        });
+        let read = self.read.iter().map(move |m| match m {
+            Some(m) => classify(text, m),
+            None => Err(Rejection::from(Error::NotAnObject)),
+        });
+        read.chain(rest)
+    }
+
+    /// How many elements the batch holds (at least one).
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: an empty array is no batch ([`Error::EmptyBatch`]).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// The array as sent.
@@ -297,8 +331,11 @@ fn finish<'buf>(
     let text = Text::of_scan(frame, sc, scanned.is_ok()).ok_or(Error::InvalidUtf8)?;
     match scanned? {
         Scanned::Single => classify(text, m).map(Parsed::Single),
-        Scanned::Batch(array) => Ok(Parsed::Batch(Batch {
-            text: text.span(array),
+        Scanned::Batch(read) => Ok(Parsed::Batch(Batch {
+            text: text.span(read.array),
+            read: read.members,
+            rest_at: read.rest_at,
+            len: read.len,
         })),
     }
 }
@@ -307,7 +344,15 @@ fn finish<'buf>(
 /// batch's array.
 enum Scanned<'buf> {
     Single,
-    Batch(Span<'buf>),
+    Batch(BatchRead<'buf>),
+}
+
+/// What the scan of a batch's array found.
+struct BatchRead<'buf> {
+    array: Span<'buf>,
+    members: Vec<Option<Members<'buf>>>,
+    rest_at: Option<usize>,
+    len: usize,
 }
 
 /// Scans a whole frame: the message object's members (into `m`), or a batch's array, or the
@@ -324,17 +369,14 @@ fn scan_frame<'buf>(sc: &mut Scanner<'buf>, m: &mut Members<'buf>) -> Result<Sca
             Ok(Scanned::Single)
         }
         Some(b'[') => {
-            let start = sc.mark()?;
-            sc.value(0)?;
-            let array = sc.since(start);
+            let read = read_batch(sc)?;
             if !sc.at_end() {
                 return Err(Error::Syntax);
             }
-            let mut inner = Scanner::validated(array.bytes());
-            if inner.expect(b'[').is_ok() && inner.expect(b']').is_ok() {
+            if read.len == 0 {
                 return Err(Error::EmptyBatch);
             }
-            Ok(Scanned::Batch(array))
+            Ok(Scanned::Batch(read))
         }
         Some(_) => {
             sc.value(0)?;
@@ -347,9 +389,55 @@ fn scan_frame<'buf>(sc: &mut Scanner<'buf>, m: &mut Members<'buf>) -> Result<Sca
     }
 }
 
+/// Reads the array at the cursor (validating it whole), each of its first
+/// [`CACHED_ELEMENTS`] elements as a message is read: one pass over the batch.
+fn read_batch<'buf>(sc: &mut Scanner<'buf>) -> Result<BatchRead<'buf>, Error> {
+    let start = sc.mark()?;
+    let array_at = sc.pos();
+    // Most batches are small: one allocation holds eight elements.
+    let mut members = Vec::with_capacity(8);
+    let mut rest_at = None;
+    let mut len = 0;
+    if sc.enter_array(0)? {
+        loop {
+            if len < CACHED_ELEMENTS {
+                sc.skip_ws();
+                if sc.peek() == Some(b'{') {
+                    // Read in place: the members are too large to move cheaply.
+                    members.push(Some(Members::default()));
+                    if let Some(Some(m)) = members.last_mut() {
+                        read_object(sc, 1, m)?;
+                    }
+                } else {
+                    sc.value(1)?;
+                    members.push(None);
+                }
+            } else {
+                sc.value(1)?;
+            }
+            len += 1;
+            if len == CACHED_ELEMENTS {
+                rest_at = Some(sc.pos() - array_at);
+            }
+            if !sc.element_end()? {
+                break;
+            }
+        }
+    }
+    if len <= CACHED_ELEMENTS {
+        rest_at = None;
+    }
+    Ok(BatchRead {
+        array: sc.since(start),
+        members,
+        rest_at,
+        len,
+    })
+}
+
 /// The members of a message object, as found (the last of a duplicated key wins): spans of
 /// the frame's bytes, made text once the frame is known to be UTF-8.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct Members<'buf> {
     jsonrpc: Option<(Span<'buf>, Kind)>,
     id: Option<(Span<'buf>, Kind)>,

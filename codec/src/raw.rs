@@ -212,7 +212,7 @@ impl<'buf> Iterator for Elements<'buf> {
             let more = if started {
                 sc.element_end()?
             } else {
-                sc.enter_array()?
+                sc.enter_array(0)?
             };
             if !more {
                 return Ok(None);

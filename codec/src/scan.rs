@@ -1040,12 +1040,15 @@ impl<'buf> Scanner<'buf> {
         }
     }
 
-    /// At `[`: enters the array of validated text. `Ok(false)` when it is empty (and
-    /// consumed whole).
+    /// At `[`: enters the array, which has `depth` containers around it. `Ok(false)` when it
+    /// is empty (and consumed whole).
     #[inline]
-    pub(crate) fn enter_array(&mut self) -> Result<bool, Error> {
+    pub(crate) fn enter_array(&mut self, depth: usize) -> Result<bool, Error> {
         if self.peek() != Some(b'[') {
             return Err(Error::Syntax);
+        }
+        if depth + 1 > self.max_depth {
+            return Err(Error::TooDeep);
         }
         // INVARIANT of `pos`: past the `[`.
         self.pos += 1;

@@ -619,7 +619,7 @@ impl Connection {
             );
             return;
         }
-        let key = self.jobs.open_batch(batch.iter().count());
+        let key = self.jobs.open_batch(batch.len());
         for (i, element) in batch.iter().enumerate() {
             let mut one = BytesMut::new();
             match element {

@@ -495,6 +495,29 @@ proptest! {
     }
 }
 
+/// A batch long enough that the scan reads only its first elements (the rest are read later,
+/// from the validated text), with a mutation or none.
+fn long_batch() -> impl Strategy<Value = J> {
+    vec(prop_oneof![6 => message(), 1 => value()], 60..140).prop_map(J::Arr)
+}
+
+proptest! {
+    #![proptest_config(proptest_config(64))]
+
+    /// (a) Batches past the elements their scan reads: every element reads as the oracle
+    /// reads it, and a fault anywhere makes the whole frame no JSON.
+    #[test]
+    fn long_batches_read_as_the_oracle_reads(
+        j in long_batch(),
+        seed in any::<u64>(),
+        edits in vec(edit(), 0..2),
+    ) {
+        let mut text = Writer::new(seed).write(&j);
+        apply(&mut text, &edits);
+        assert_same_json_verdict(&text);
+    }
+}
+
 proptest! {
     #![proptest_config(proptest_config(512))]
 

@@ -187,20 +187,28 @@ const BATCH_OF_ONE: &[Outcome<'static>] = &[Outcome::Response {
     id: r#""b""#,
     result: "[]",
 }];
+/// 64 elements that are no messages, then those of [`BATCH_OF_BRACKETS`].
+const LONG_BATCH: &[Outcome<'static>] = &{
+    const NOT_AN_OBJECT: Outcome<'static> = invalid(None);
+    let mut t = [NOT_AN_OBJECT; 66];
+    // NB. What is replaced holds nothing to drop; a const cannot run a destructor.
+    core::mem::forget(core::mem::replace(&mut t[64], BRACKETS_REQUEST));
+    core::mem::forget(core::mem::replace(&mut t[65], BRACKETS_RESPONSE));
+    t
+};
 /// The elements of the batch whose params hold brackets and quotes inside their strings.
-const BATCH_OF_BRACKETS: &[Outcome<'static>] = &[
-    req(
-        "1",
-        "m",
-        Some(r#"{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}"#),
-        None,
-        Legacy,
-    ),
-    Outcome::Response {
-        id: "2",
-        result: r#"["[",{"]":"{"}]"#,
-    },
-];
+const BATCH_OF_BRACKETS: &[Outcome<'static>] = &[BRACKETS_REQUEST, BRACKETS_RESPONSE];
+const BRACKETS_REQUEST: Outcome<'static> = req(
+    "1",
+    "m",
+    Some(r#"{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}"#),
+    None,
+    Legacy,
+);
+const BRACKETS_RESPONSE: Outcome<'static> = Outcome::Response {
+    id: "2",
+    result: r#"["[",{"]":"{"}]"#,
+};
 const ONE_INVALID: &[Outcome<'static>] = &[invalid(None)];
 
 const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -364,6 +372,10 @@ pub(super) static SEEDS: &[Seed] = &[
     // validated first): brackets and quotes inside strings are no brackets.
     seed("batch with brackets inside strings", br#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}},{"jsonrpc":"2.0","id":2,"result":["[",{"]":"{"}]}]"#,
         Outcome::Batch(Items::Table(BATCH_OF_BRACKETS))),
+    // Past its 64th element a batch is read from its validated text when the iterator gets
+    // there, with containers skipped by their brackets.
+    seed("batch with brackets inside strings past the 64th element", br#"[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}},{"jsonrpc":"2.0","id":2,"result":["[",{"]":"{"}]}]"#,
+        Outcome::Batch(Items::Table(LONG_BATCH))),
     seed("empty batch", b"[]", invalid(None)),
     seed("empty batch with white space", b" [ \t] ", invalid(None)),
     seed("batch with a bad element is not JSON", br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{]"#, NOT_JSON),
