@@ -497,6 +497,8 @@ fn fast_key(sc: &mut Scanner<'_>) -> Option<Field> {
         sc.take(key).then_some(f)
     }
     match *sc.rest().get(1)? {
+        // Spaced text (`"jsonrpc": "2.0"`); compact text took the whole member already.
+        b'j' => take(sc, br#""jsonrpc":"#, Field::Jsonrpc),
         b'i' => take(sc, br#""id":"#, Field::Id),
         b'm' => take(sc, br#""method":"#, Field::Method),
         b'p' => take(sc, br#""params":"#, Field::Params),
@@ -524,7 +526,9 @@ fn read_object<'buf>(
                 }
                 continue;
             }
-            let f = match fast_key(sc) {
+            // The fast keys start at the key's quote: in spaced text (`{"jsonrpc": "2.0",
+            // "id": 1, ...`), past the white space before it.
+            let f = match fast_key(sc).or_else(|| sc.past_ws().then(|| fast_key(sc)).flatten()) {
                 Some(f) => f,
                 None => {
                     let (k, escaped) = sc.key()?;
@@ -583,8 +587,14 @@ fn read_params<'buf>(
     loop {
         // A compact `"_meta":` is taken whole; every other key is read as a string.
         const META: &[u8] = br#""_meta":"#;
-        let rest = sc.rest();
-        let (k, escaped, is_meta) = if sc.take(META) {
+        let mut rest = sc.rest();
+        let mut meta_key = sc.take(META);
+        if !meta_key && sc.past_ws() {
+            // Spaced text: the key after the white space.
+            rest = sc.rest();
+            meta_key = sc.take(META);
+        }
+        let (k, escaped, is_meta) = if meta_key {
             (&rest[1..META.len() - 2], false, true)
         } else {
             let (k, escaped) = sc.key()?;
@@ -677,7 +687,9 @@ fn read_meta<'buf>(
     }
     loop {
         // Compact clients write the envelope's keys as they are: take those whole.
-        let slot = if let Some(i) = envelope::fast_key(sc) {
+        let fast = envelope::fast_key(sc)
+            .or_else(|| sc.past_ws().then(|| envelope::fast_key(sc)).flatten());
+        let slot = if let Some(i) = fast {
             Some(i)
         } else {
             let (k, escaped) = sc.key()?;

@@ -293,6 +293,37 @@ impl<'buf> Scanner<'buf> {
 
     #[inline(always)]
     pub(crate) fn skip_ws(&mut self) {
+        match self.b.get(self.pos) {
+            // Compact text: nothing to skip.
+            Some(&c) if c > b' ' => {}
+            // Spaced text (`", "`, `": "`): one space.
+            Some(b' ') if self.b.get(self.pos + 1).is_some_and(|&c| c > b' ') => self.pos += 1,
+            // A line's end (`\n`, when it ends the text) or the end of the text.
+            Some(b'\n') if self.newline_ends => {}
+            None => {}
+            _ => self.skip_ws_run(),
+        }
+    }
+
+    /// Skips white space; true when there was some (spaced text).
+    #[inline(always)]
+    pub(crate) fn past_ws(&mut self) -> bool {
+        let at = self.pos;
+        self.skip_ws();
+        self.pos != at
+    }
+
+    /// [`Scanner::skip_ws`] for longer runs (line breaks and indentation): 16 bytes a step.
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
+        while let Some(chunk) = chunk16(self.b, self.pos) {
+            let run = arch::white_space16(chunk, !self.newline_ends).trailing_ones();
+            // INVARIANT of `pos`: white space is ASCII.
+            self.pos += run as usize;
+            if run < 16 {
+                return;
+            }
+        }
         while let Some(&c) = self.b.get(self.pos) {
             if c > b' '
                 || !matches!(c, b' ' | b'\t' | b'\r' | b'\n')
@@ -950,12 +981,16 @@ impl<'buf> Scanner<'buf> {
             if k < 16 && bad & up_to_lowest(quotes) == 0 && self.b.get(start + k + 1) == Some(&b':')
             {
                 // When the value is a string, its quotes are the next two: the opening
-                // one at bit k + 2, right after the colon.
+                // one right after the colon (at bit k + 2), or after one space (as Python's
+                // `json.dumps` writes it).
                 let closing = without_lowest(without_lowest(quotes));
-                if closing != 0
-                    && self.b.get(start + k + 2) == Some(&b'"')
-                    && bad & up_to_lowest(closing) == 0
-                {
+                let after_colon = start + k + 2;
+                let opens = match self.b.get(after_colon) {
+                    Some(b'"') => true,
+                    Some(b' ') => self.b.get(after_colon + 1) == Some(&b'"'),
+                    _ => false,
+                };
+                if closing != 0 && opens && bad & up_to_lowest(closing) == 0 {
                     self.pos = start + 1 + closing.trailing_zeros() as usize;
                     return Ok(true);
                 }

@@ -70,6 +70,8 @@ pub(super) struct Writer {
     escapes: bool,
     /// Now and then, break a string (a lone surrogate, a raw control character, a bad escape).
     corrupt: bool,
+    /// Make the white space runs of up to 40 bytes, as indented text has (with `spaces`).
+    long_runs: bool,
 }
 
 impl Writer {
@@ -80,7 +82,17 @@ impl Writer {
             spaces: style & 1 != 0,
             escapes: style & 2 != 0,
             corrupt: style % 16 == 15,
+            long_runs: style & 16 != 0,
             rng,
+        }
+    }
+
+    /// A writer that puts runs of white space of up to 40 bytes between tokens.
+    pub(super) fn with_long_runs(seed: u64) -> Self {
+        Self {
+            spaces: true,
+            long_runs: true,
+            ..Self::new(seed)
         }
     }
 
@@ -92,6 +104,13 @@ impl Writer {
 
     fn ws(&mut self, out: &mut Vec<u8>) {
         if self.spaces && self.rng.one_in(2) {
+            if self.long_runs {
+                let len = self.rng.next() % 41;
+                for _ in 0..len {
+                    out.push(self.rng.pick(b" \t\r\n    "));
+                }
+                return;
+            }
             let w = self.rng.pick(&[" ", "\t", "\n", "\r\n", "  ", " \t\r\n "]);
             out.extend_from_slice(w.as_bytes());
         }
@@ -490,6 +509,23 @@ proptest! {
         edits in vec(edit(), 1..4),
     ) {
         let mut text = SEEDS[which.index(SEEDS.len())].input.to_vec();
+        apply(&mut text, &edits);
+        assert_same_json_verdict(&text);
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config(256))]
+
+    /// (a) Messages with runs of white space of any length between their tokens (the scan
+    /// skips runs 16 bytes a step), with a mutation or none.
+    #[test]
+    fn white_space_runs_read_as_the_oracle_reads(
+        j in frame(),
+        seed in any::<u64>(),
+        edits in vec(edit(), 0..2),
+    ) {
+        let mut text = Writer::with_long_runs(seed).write(&j);
         apply(&mut text, &edits);
         assert_same_json_verdict(&text);
     }
