@@ -528,7 +528,11 @@ fn read_object<'buf>(
             }
             // The fast keys start at the key's quote: in spaced text (`{"jsonrpc": "2.0",
             // "id": 1, ...`), past the white space before it.
-            let f = match fast_key(sc).or_else(|| sc.past_ws().then(|| fast_key(sc)).flatten()) {
+            let fast = match fast_key(sc) {
+                None if sc.past_ws() => fast_key(sc),
+                f => f,
+            };
+            let f = match fast {
                 Some(f) => f,
                 None => {
                     let (k, escaped) = sc.key()?;
@@ -687,8 +691,10 @@ fn read_meta<'buf>(
     }
     loop {
         // Compact clients write the envelope's keys as they are: take those whole.
-        let fast = envelope::fast_key(sc)
-            .or_else(|| sc.past_ws().then(|| envelope::fast_key(sc)).flatten());
+        let fast = match envelope::fast_key(sc) {
+            None if sc.past_ws() => envelope::fast_key(sc),
+            i => i,
+        };
         let slot = if let Some(i) = fast {
             Some(i)
         } else {

@@ -197,41 +197,6 @@ fn escape_mask16_portable(s: &[u8; 16]) -> u32 {
         .fold(0, |m, (i, &c)| m | (u32::from(needs_escape(c)) << i))
 }
 
-/// The mask of the JSON white space of a chunk (space, tab, CR, and LF when `newline` is
-/// true), bit `i` for byte `i`: SSE2 compares through `safe_arch`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-pub(crate) fn white_space16(s: &[u8; 16], newline: bool) -> u16 {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let is = |c: u8| cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(c as i8));
-    // A tab or a CR stands for an LF that does not count: a byte that is never an LF.
-    let lf = if newline { b'\n' } else { b'\t' };
-    let ws = bitor_m128i(
-        bitor_m128i(is(b' '), is(b'\t')),
-        bitor_m128i(is(b'\r'), is(lf)),
-    );
-    move_mask_i8_m128i(ws) as u16
-}
-
-/// The portable path of [`white_space16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-pub(crate) fn white_space16(s: &[u8; 16], newline: bool) -> u16 {
-    white_space16_portable(s, newline)
-}
-
-/// The portable [`white_space16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-fn white_space16_portable(s: &[u8; 16], newline: bool) -> u16 {
-    s.iter().enumerate().fold(0, |m, (i, &c)| {
-        let ws = matches!(c, b' ' | b'\t' | b'\r') || (newline && c == b'\n');
-        m | (u16::from(ws) << i)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,23 +233,6 @@ mod tests {
                 assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
                 assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
                 assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn portable_white_space_mask_agrees_with_the_target_mask() {
-        let alphabet = [
-            b' ', b'\t', b'\r', b'\n', b'"', 0x0b, 0x0c, 0xa0, 0x89, 0x8d,
-        ];
-        let n = if cfg!(miri) { 200 } else { 20_000 };
-        for block in blocks::<16>(&alphabet, n, 0x9FB2_1C65_1E98_DF25) {
-            for newline in [false, true] {
-                assert_eq!(
-                    white_space16(&block, newline),
-                    white_space16_portable(&block, newline),
-                    "{block:?}"
-                );
             }
         }
     }
