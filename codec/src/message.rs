@@ -396,7 +396,8 @@ fn read_batch<'buf>(sc: &mut Scanner<'buf>) -> Result<BatchRead<'buf>, Error> {
     let array_at = sc.pos();
     // Most batches are small: one allocation holds eight elements.
     let mut members = Vec::with_capacity(8);
-    let mut rest_at = None;
+    // Where the elements past those read start, once the scan gets there.
+    let mut read_end = 0;
     let mut len = 0;
     if sc.enter_array(0)? {
         loop {
@@ -417,20 +418,17 @@ fn read_batch<'buf>(sc: &mut Scanner<'buf>) -> Result<BatchRead<'buf>, Error> {
             }
             len += 1;
             if len == CACHED_ELEMENTS {
-                rest_at = Some(sc.pos() - array_at);
+                read_end = sc.pos() - array_at;
             }
             if !sc.element_end()? {
                 break;
             }
         }
     }
-    if len <= CACHED_ELEMENTS {
-        rest_at = None;
-    }
     Ok(BatchRead {
         array: sc.since(start),
         members,
-        rest_at,
+        rest_at: (len > CACHED_ELEMENTS).then_some(read_end),
         len,
     })
 }

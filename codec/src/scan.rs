@@ -321,12 +321,10 @@ impl<'buf> Scanner<'buf> {
         // INVARIANT of `pos`: every step takes white space, which is ASCII.
         loop {
             match self.b.get(self.pos) {
-                Some(b' ') => match self.b.get(self.pos..self.pos + 8) {
+                Some(b' ') => match word_at(self.b, self.pos) {
                     Some(w) => {
-                        let mut eight = [0u8; 8];
-                        eight.copy_from_slice(w);
                         // The first byte that is no space is the lowest nonzero byte.
-                        let other = u64::from_le_bytes(eight) ^ SPACES;
+                        let other = w ^ SPACES;
                         self.pos += if other == 0 {
                             8
                         } else {
@@ -1195,10 +1193,8 @@ pub(crate) fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
 /// eight bytes a step: no branch per digit.
 #[inline(always)]
 fn digit_run(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(chunk);
-        let m = non_digits8(u64::from_le_bytes(eight));
+    while let Some(w) = word_at(b, i) {
+        let m = non_digits8(w);
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
@@ -1208,6 +1204,14 @@ fn digit_run(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The eight bytes of `b` from `i` as a little-endian word (byte `i` lowest), when there are
+/// that many.
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> Option<u64> {
+    let eight: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(eight))
 }
 
 /// The high bit of each byte of `v` (little-endian) that may not be an ASCII digit, exact

@@ -376,8 +376,8 @@ pub(super) static SEEDS: &[Seed] = &[
     // there, with containers skipped by their brackets.
     seed("batch with brackets inside strings past the 64th element", br#"[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"]}\"[{","b":[[],{"c":"\\"}],"d":"}"}},{"jsonrpc":"2.0","id":2,"result":["[",{"]":"{"}]}]"#,
         Outcome::Batch(Items::Table(LONG_BATCH))),
-    // White space is skipped 16 bytes a step: runs that end inside a chunk, at its end, and
-    // past it, and a run that reaches the end of the text.
+    // Runs of spaces are skipped eight bytes a step: runs that end inside a word, at its end
+    // and past it, runs of tabs, line breaks, and a run that reaches the end of the text.
     seed("indented message", b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t7,\r\n                                \"method\"   :   \"ping\"\n}\n                \t", ping("7")),
     seed("wide-spaced line", b"{                \"jsonrpc\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\"2.0\" ,                 \"id\"  :  8   ,   \"method\": \"ping\"                                  }                 ", ping("8")),
     seed("empty batch", b"[]", invalid(None)),
