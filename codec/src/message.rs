@@ -228,6 +228,7 @@ impl<'buf> Batch<'buf> {
 #[derive(Debug, Clone, Copy)]
 pub struct Parser {
     max_depth: usize,
+    bulk_after: usize,
 }
 
 impl Default for Parser {
@@ -242,6 +243,7 @@ impl Parser {
     pub const fn new() -> Self {
         Self {
             max_depth: DEFAULT_MAX_DEPTH,
+            bulk_after: crate::scan::BULK_AFTER,
         }
     }
 
@@ -249,6 +251,15 @@ impl Parser {
     /// message's own object included.
     pub fn max_depth(&mut self, n: usize) -> &mut Self {
         self.max_depth = n;
+        self
+    }
+
+    /// Sets how many bytes of a container the token walk reads before it hands the rest to the
+    /// bulk scan (`usize::MAX`: never). For the tests and the fuzz targets, which run every
+    /// frame both ways; the verdict is the same whatever it is.
+    #[doc(hidden)]
+    pub fn bulk_after(&mut self, bytes: usize) -> &mut Self {
+        self.bulk_after = bytes;
         self
     }
 
@@ -262,7 +273,7 @@ impl Parser {
     /// JSON-RPC 2.0 message (`-32600`, with the id where one could be read).
     #[inline]
     pub fn parse<'buf>(&self, frame: &'buf [u8]) -> Result<Parsed<'buf>, Rejection<'buf>> {
-        let mut sc = Scanner::new(frame, self.max_depth);
+        let mut sc = Scanner::new(frame, self.max_depth).with_bulk_after(self.bulk_after);
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
         finish(frame, &sc, scanned, &m)
@@ -283,7 +294,7 @@ impl Parser {
         buf: &'buf [u8],
         max_len: usize,
     ) -> Option<(Result<Parsed<'buf>, Rejection<'buf>>, usize, usize)> {
-        let mut sc = Scanner::line_at_start(buf, self.max_depth);
+        let mut sc = Scanner::line_at_start(buf, self.max_depth).with_bulk_after(self.bulk_after);
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
         // The scan stopped at the end of the line, after its white space.

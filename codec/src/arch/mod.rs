@@ -43,6 +43,253 @@ pub(crate) fn with_widest_masks<S: BlockScan>(scan: S) -> S::Output {
     scan.run(masks64)
 }
 
+/// The bytes of a 64-byte block that strings care about (bit `i` for byte `i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct StringMasks {
+    /// `"`.
+    pub(crate) quote: u64,
+    /// `\`.
+    pub(crate) backslash: u64,
+    /// The control bytes (below 0x20).
+    pub(crate) control: u64,
+    /// The bytes above ASCII.
+    pub(crate) high: u64,
+}
+
+/// The bytes of a 64-byte block that the grammar outside strings cares about (bit `i` for
+/// byte `i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Structure {
+    /// White space other than the line feed: space, `\t`, `\r`.
+    pub(crate) space: u64,
+    /// `\n`.
+    pub(crate) newline: u64,
+    /// `{` and `[`.
+    pub(crate) open: u64,
+    /// `}` and `]`.
+    pub(crate) close: u64,
+    /// The bytes with bit 0x20 set: at a bracket, the curly ones.
+    pub(crate) curly: u64,
+    /// `:`.
+    pub(crate) colon: u64,
+    /// `,`.
+    pub(crate) comma: u64,
+    /// `0` to `9`.
+    pub(crate) digit: u64,
+    /// `0`.
+    pub(crate) zero: u64,
+    /// `-`.
+    pub(crate) minus: u64,
+    /// `+`.
+    pub(crate) plus: u64,
+    /// `.`.
+    pub(crate) point: u64,
+    /// `e` and `E`.
+    pub(crate) exponent: u64,
+    /// `t`, `f` and `n`: the first letters of the literals.
+    pub(crate) letter: u64,
+}
+
+/// The block classification a bulk scan over 64-byte blocks needs, from some instruction set.
+pub(crate) trait Kernel: Copy {
+    /// The string masks of `block`.
+    fn strings(self, block: &[u8; 64]) -> StringMasks;
+    /// The structure masks of `block`.
+    fn structure(self, block: &[u8; 64]) -> Structure;
+    /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
+    fn prefix_xor(self, m: u64) -> u64;
+}
+
+/// A scan written once over any [`Kernel`]; [`with_widest_kernel`] runs it with the widest one
+/// the CPU has. `run` should be `#[inline(always)]`, as [`BlockScan::run`].
+pub(crate) trait KernelScan {
+    /// What the scan returns.
+    type Output;
+
+    /// Runs the scan with `kernel`.
+    fn run(self, kernel: impl Kernel) -> Self::Output;
+}
+
+/// Runs `scan` with the kernel of the widest vectors the CPU has (detected at run time), or
+/// with [`Baseline`].
+#[inline(always)]
+pub(crate) fn with_widest_kernel<S: KernelScan>(scan: S) -> S::Output {
+    #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
+    if let Some(wide) = wide::Wide::detect_kernel() {
+        return wide.run_kernel(scan);
+    }
+    scan.run(Baseline)
+}
+
+/// The kernel of the target's baseline: SSE2 compares through `safe_arch` on x86_64, plain
+/// loops elsewhere; the prefix xor by shifts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Baseline;
+
+impl Kernel for Baseline {
+    #[inline(always)]
+    fn strings(self, block: &[u8; 64]) -> StringMasks {
+        let mut m = StringMasks::default();
+        for (i, chunk) in block.chunks_exact(16).enumerate() {
+            let c = strings16(chunk.try_into().unwrap_or(&[0; 16]));
+            m.quote |= c.quote << (16 * i);
+            m.backslash |= c.backslash << (16 * i);
+            m.control |= c.control << (16 * i);
+            m.high |= c.high << (16 * i);
+        }
+        m
+    }
+
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64]) -> Structure {
+        let mut m = Structure::default();
+        for (i, chunk) in block.chunks_exact(16).enumerate() {
+            let c = structure16(chunk.try_into().unwrap_or(&[0; 16]));
+            let at = 16 * i;
+            m.space |= c.space << at;
+            m.newline |= c.newline << at;
+            m.open |= c.open << at;
+            m.close |= c.close << at;
+            m.curly |= c.curly << at;
+            m.colon |= c.colon << at;
+            m.comma |= c.comma << at;
+            m.digit |= c.digit << at;
+            m.zero |= c.zero << at;
+            m.minus |= c.minus << at;
+            m.plus |= c.plus << at;
+            m.point |= c.point << at;
+            m.exponent |= c.exponent << at;
+            m.letter |= c.letter << at;
+        }
+        m
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, mut m: u64) -> u64 {
+        m ^= m << 1;
+        m ^= m << 2;
+        m ^= m << 4;
+        m ^= m << 8;
+        m ^= m << 16;
+        m ^= m << 32;
+        m
+    }
+}
+
+/// The [`StringMasks`] of 16 bytes: SSE2 compares through `safe_arch`.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn strings16(s: &[u8; 16]) -> StringMasks {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let v = m128i::from(*s);
+    let mask = |m: m128i| u64::from(move_mask_i8_m128i(m) as u16);
+    StringMasks {
+        quote: mask(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8))),
+        backslash: mask(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8))),
+        // A byte is below 0x20 when its unsigned minimum with 0x1f is the byte itself.
+        control: mask(cmp_eq_mask_i8_m128i(
+            min_u8_m128i(v, set_splat_i8_m128i(0x1f)),
+            v,
+        )),
+        high: mask(v),
+    }
+}
+
+/// The [`Structure`] of 16 bytes: SSE2 compares through `safe_arch`.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn structure16(s: &[u8; 16]) -> Structure {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i, sub_i8_m128i,
+    };
+    let v = m128i::from(*s);
+    let mask = |m: m128i| u64::from(move_mask_i8_m128i(m) as u16);
+    let eq = |x: m128i, c: u8| mask(cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(c as i8)));
+    let lower = bitor_m128i(v, set_splat_i8_m128i(0x20));
+    // A byte is a digit when `x - '0'` is at most 9, unsigned: its minimum with 9 is itself.
+    let d = sub_i8_m128i(v, set_splat_i8_m128i(b'0' as i8));
+    Structure {
+        space: eq(v, b' ') | eq(v, b'\t') | eq(v, b'\r'),
+        newline: eq(v, b'\n'),
+        open: eq(lower, b'{'),
+        close: eq(lower, b'}'),
+        curly: eq(bitand_m128i(v, set_splat_i8_m128i(0x20)), 0x20),
+        colon: eq(v, b':'),
+        comma: eq(v, b','),
+        digit: mask(cmp_eq_mask_i8_m128i(
+            min_u8_m128i(d, set_splat_i8_m128i(9)),
+            d,
+        )),
+        zero: eq(v, b'0'),
+        minus: eq(v, b'-'),
+        plus: eq(v, b'+'),
+        point: eq(v, b'.'),
+        exponent: eq(lower, b'e'),
+        letter: eq(v, b't') | eq(v, b'f') | eq(v, b'n'),
+    }
+}
+
+/// The portable [`strings16`], also built in tests to check the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn strings16_portable(s: &[u8; 16]) -> StringMasks {
+    let bits = |f: &dyn Fn(u8) -> bool| {
+        s.iter()
+            .enumerate()
+            .fold(0u64, |m, (i, &x)| m | u64::from(f(x)) << i)
+    };
+    StringMasks {
+        quote: bits(&|x| x == b'"'),
+        backslash: bits(&|x| x == b'\\'),
+        control: bits(&|x| x < 0x20),
+        high: bits(&|x| x >= 0x80),
+    }
+}
+
+/// The portable [`structure16`], also built in tests to check the SSE2 one.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn structure16_portable(s: &[u8; 16]) -> Structure {
+    let bits = |f: &dyn Fn(u8) -> bool| {
+        s.iter()
+            .enumerate()
+            .fold(0u64, |m, (i, &x)| m | u64::from(f(x)) << i)
+    };
+    Structure {
+        space: bits(&|x| matches!(x, b' ' | b'\t' | b'\r')),
+        newline: bits(&|x| x == b'\n'),
+        open: bits(&|x| matches!(x, b'{' | b'[')),
+        close: bits(&|x| matches!(x, b'}' | b']')),
+        curly: bits(&|x| x & 0x20 != 0),
+        colon: bits(&|x| x == b':'),
+        comma: bits(&|x| x == b','),
+        digit: bits(&|x| x.is_ascii_digit()),
+        zero: bits(&|x| x == b'0'),
+        minus: bits(&|x| x == b'-'),
+        plus: bits(&|x| x == b'+'),
+        point: bits(&|x| x == b'.'),
+        exponent: bits(&|x| matches!(x, b'e' | b'E')),
+        letter: bits(&|x| matches!(x, b't' | b'f' | b'n')),
+    }
+}
+
+/// The portable path of [`strings16`].
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn strings16(s: &[u8; 16]) -> StringMasks {
+    strings16_portable(s)
+}
+
+/// The portable path of [`structure16`].
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn structure16(s: &[u8; 16]) -> Structure {
+    structure16_portable(s)
+}
+
 /// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
 /// early exit inside them, so the compare vectorises.
 #[inline]
@@ -234,6 +481,70 @@ mod tests {
                 assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
                 assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
             }
+        }
+    }
+
+    #[test]
+    fn portable_kernel_masks_agree_with_the_target_masks() {
+        let alphabet = [
+            b'"',
+            b'\\',
+            0,
+            0x1f,
+            b' ',
+            b'\t',
+            b'\r',
+            b'\n',
+            b'{',
+            b'}',
+            b'[',
+            b']',
+            b':',
+            b',',
+            b'0',
+            b'9',
+            b'/',
+            b'-',
+            b'+',
+            b'.',
+            b'e',
+            b'E',
+            b't',
+            b'f',
+            b'n',
+            b'a',
+            0x7f,
+            0x80,
+            0xff,
+            0x5b | 0x80,
+            b'@',
+            b'`',
+        ];
+        let n = if cfg!(miri) { 200 } else { 20_000 };
+        for block in blocks::<16>(&alphabet, n, 0x5851_F42D_4C95_7F2D) {
+            assert_eq!(strings16(&block), strings16_portable(&block), "{block:?}");
+            assert_eq!(
+                structure16(&block),
+                structure16_portable(&block),
+                "{block:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_baseline_prefix_xor_is_the_running_parity() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for _ in 0..1000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut parity = 0;
+            let mut want = 0;
+            for i in 0..64 {
+                parity ^= (state >> i) & 1;
+                want |= parity << i;
+            }
+            assert_eq!(Baseline.prefix_xor(state), want);
         }
     }
 

@@ -19,11 +19,13 @@
 //! path everywhere.
 #![allow(unsafe_code)]
 
-use super::BlockScan;
+use super::{BlockScan, Kernel, KernelScan, StringMasks, Structure};
 use core::arch::x86_64::{
-    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8, _mm256_xor_si256, _mm512_cmpeq_epi8_mask,
-    _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_set1_epi8, _mm512_xor_si512,
+    __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
+    _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8, _mm256_xor_si256, _mm512_cmpeq_epi8_mask,
+    _mm512_cmple_epu8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
+    _mm512_or_si512, _mm512_set1_epi8, _mm512_sub_epi8, _mm512_test_epi8_mask, _mm512_xor_si512,
 };
 
 /// A vector extension the CPU running this process has.
@@ -62,6 +64,227 @@ impl Wide {
             // `Wide`), which is all `run_avx2` requires.
             Self::Avx2 => unsafe { run_avx2(scan) },
         }
+    }
+}
+
+impl Wide {
+    /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2, each with
+    /// the carry-less multiply (`pclmulqdq`) and BMI1.
+    #[inline]
+    pub(crate) fn detect_kernel() -> Option<Self> {
+        let base =
+            std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
+        match Self::detect()? {
+            Self::Avx512 if base => Some(Self::Avx512),
+            _ if base && std::is_x86_feature_detected!("avx2") => Some(Self::Avx2),
+            _ => None,
+        }
+    }
+
+    /// Runs `scan` with this extension's [`Kernel`].
+    ///
+    /// Only a `Wide` made by [`Wide::detect_kernel`] may call this (the CPU must also have
+    /// `pclmulqdq` and BMI1).
+    #[inline]
+    pub(crate) fn run_kernel<S: KernelScan>(self, scan: S) -> S::Output {
+        match self {
+            // SAFETY: `detect_kernel` made this value only after it found AVX-512BW,
+            // `pclmulqdq` and BMI1, all that `run_kernel_avx512` requires.
+            Self::Avx512 => unsafe { run_kernel_avx512(scan) },
+            // SAFETY: as above, with AVX2 for `run_kernel_avx2`.
+            Self::Avx2 => unsafe { run_kernel_avx2(scan) },
+        }
+    }
+}
+
+/// The [`Kernel`] of AVX-512BW.
+///
+/// INVARIANT: only `run_kernel_avx512` makes one, and only on a CPU with AVX-512BW, `pclmulqdq`
+/// and BMI1 (its safety condition).
+#[derive(Clone, Copy)]
+struct Avx512Kernel(());
+
+impl Kernel for Avx512Kernel {
+    #[inline(always)]
+    fn strings(self, block: &[u8; 64]) -> StringMasks {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { strings_avx512(block) }
+    }
+
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64]) -> Structure {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { structure_avx512(block) }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, m: u64) -> u64 {
+        // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx512Kernel`).
+        unsafe { prefix_xor_clmul(m) }
+    }
+}
+
+/// The [`Kernel`] of AVX2.
+///
+/// INVARIANT: only `run_kernel_avx2` makes one, and only on a CPU with AVX2, `pclmulqdq` and
+/// BMI1 (its safety condition).
+#[derive(Clone, Copy)]
+struct Avx2Kernel(());
+
+impl Kernel for Avx2Kernel {
+    #[inline(always)]
+    fn strings(self, block: &[u8; 64]) -> StringMasks {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { strings_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn structure(self, block: &[u8; 64]) -> Structure {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { structure_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, m: u64) -> u64 {
+        // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx2Kernel`).
+        unsafe { prefix_xor_clmul(m) }
+    }
+}
+
+/// `scan` compiled with AVX-512BW, `pclmulqdq` and BMI1, with their kernel inlined.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512BW, `pclmulqdq` and BMI1.
+#[target_feature(enable = "avx512bw,pclmulqdq,bmi1")]
+unsafe fn run_kernel_avx512<S: KernelScan>(scan: S) -> S::Output {
+    scan.run(Avx512Kernel(()))
+}
+
+/// `scan` compiled with AVX2, `pclmulqdq` and BMI1, with their kernel inlined.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, `pclmulqdq` and BMI1.
+#[target_feature(enable = "avx2,pclmulqdq,bmi1")]
+unsafe fn run_kernel_avx2<S: KernelScan>(scan: S) -> S::Output {
+    scan.run(Avx2Kernel(()))
+}
+
+/// The prefix xor of `m` (bit `i`: the xor of bits `0..=i`), as a carry-less product with a
+/// word of ones.
+#[target_feature(enable = "pclmulqdq")]
+fn prefix_xor_clmul(m: u64) -> u64 {
+    let product = _mm_clmulepi64_si128::<0>(_mm_set_epi64x(0, m.cast_signed()), _mm_set1_epi8(-1));
+    _mm_cvtsi128_si64(product).cast_unsigned()
+}
+
+/// Loads the 64 bytes of `block`.
+#[target_feature(enable = "avx512bw")]
+fn load64(block: &[u8; 64]) -> __m512i {
+    // SAFETY: `block` is 64 readable bytes, the width of one unaligned load.
+    unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
+}
+
+/// The [`StringMasks`] of a block, from compares straight into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn strings_avx512(block: &[u8; 64]) -> StringMasks {
+    let v = load64(block);
+    StringMasks {
+        quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+        backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+        control: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)),
+        high: _mm512_movepi8_mask(v),
+    }
+}
+
+/// The [`Structure`] of a block, from compares straight into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn structure_avx512(block: &[u8; 64]) -> Structure {
+    let v = load64(block);
+    let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+    // Setting bit 0x20 folds `[` onto `{`, `]` onto `}` and `E` onto `e`.
+    let lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+    Structure {
+        space: eq(v, b' ') | eq(v, b'\t') | eq(v, b'\r'),
+        newline: eq(v, b'\n'),
+        open: eq(lower, b'{'),
+        close: eq(lower, b'}'),
+        curly: _mm512_test_epi8_mask(v, _mm512_set1_epi8(0x20)),
+        colon: eq(v, b':'),
+        comma: eq(v, b','),
+        digit: _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)),
+        zero: eq(v, b'0'),
+        minus: eq(v, b'-'),
+        plus: eq(v, b'+'),
+        point: eq(v, b'.'),
+        exponent: eq(lower, b'e'),
+        letter: eq(v, b't') | eq(v, b'f') | eq(v, b'n'),
+    }
+}
+
+/// The bit mask of the bytes of `block` where `f` of their 32-byte half sets the high bit.
+#[target_feature(enable = "avx2")]
+fn halves(block: &[u8; 64], f: impl Fn(__m256i) -> __m256i) -> u64 {
+    let (lo, hi) = block.split_at(32);
+    let lo = _mm256_movemask_epi8(f(load32(lo))).cast_unsigned();
+    let hi = _mm256_movemask_epi8(f(load32(hi))).cast_unsigned();
+    u64::from(lo) | (u64::from(hi) << 32)
+}
+
+/// The [`StringMasks`] of a block, from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn strings_avx2(block: &[u8; 64]) -> StringMasks {
+    StringMasks {
+        quote: halves(block, |v| {
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8))
+        }),
+        backslash: halves(block, |v| {
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8))
+        }),
+        control: halves(block, |v| {
+            _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v)
+        }),
+        high: halves(block, |v| v),
+    }
+}
+
+/// The [`Structure`] of a block, from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn structure_avx2(block: &[u8; 64]) -> Structure {
+    let eq = |c: u8| {
+        halves(block, move |v| {
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
+        })
+    };
+    let lower = |c: u8| {
+        halves(block, move |v| {
+            let l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+            _mm256_cmpeq_epi8(l, _mm256_set1_epi8(c as i8))
+        })
+    };
+    Structure {
+        space: eq(b' ') | eq(b'\t') | eq(b'\r'),
+        newline: eq(b'\n'),
+        open: lower(b'{'),
+        close: lower(b'}'),
+        curly: halves(block, |v| {
+            let bit = _mm256_and_si256(v, _mm256_set1_epi8(0x20));
+            _mm256_cmpeq_epi8(bit, _mm256_set1_epi8(0x20))
+        }),
+        colon: eq(b':'),
+        comma: eq(b','),
+        digit: halves(block, |v| {
+            let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+            _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d)
+        }),
+        zero: eq(b'0'),
+        minus: eq(b'-'),
+        plus: eq(b'+'),
+        point: eq(b'.'),
+        exponent: lower(b'e'),
+        letter: eq(b't') | eq(b'f') | eq(b'n'),
     }
 }
 
@@ -165,6 +388,53 @@ mod tests {
                 // SAFETY: AVX2 was detected just above.
                 assert_eq!(unsafe { masks_avx2_for_test(&block) }, want, "{block:?}");
             }
+        }
+    }
+
+    #[test]
+    fn every_detected_kernel_gives_the_baseline_classes() {
+        use super::super::{Baseline, Kernel as _};
+        let n = if cfg!(miri) { 100 } else { 5_000 };
+        let mut bytes = ALPHABET.to_vec();
+        bytes.extend_from_slice(b" \t\r\n{}[]:,09-+.eEtfn/`@");
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for _ in 0..n {
+            let mut block = [0u8; 64];
+            for b in &mut block {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = bytes[(state % bytes.len() as u64) as usize];
+            }
+            let want = (
+                Baseline.strings(&block),
+                Baseline.structure(&block),
+                Baseline.prefix_xor(state),
+            );
+            let base =
+                std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
+            if base && std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: AVX-512BW, `pclmulqdq` and BMI1 were detected just above.
+                let got = unsafe { run_kernel_avx512(Classify(&block, state)) };
+                assert_eq!(got, want, "{block:?}");
+            }
+            if base && std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2, `pclmulqdq` and BMI1 were detected just above.
+                let got = unsafe { run_kernel_avx2(Classify(&block, state)) };
+                assert_eq!(got, want, "{block:?}");
+            }
+        }
+    }
+
+    /// A scan that only classifies one block.
+    struct Classify<'a>(&'a [u8; 64], u64);
+
+    impl KernelScan for Classify<'_> {
+        type Output = (StringMasks, Structure, u64);
+
+        #[inline(always)]
+        fn run(self, k: impl Kernel) -> Self::Output {
+            (k.strings(self.0), k.structure(self.0), k.prefix_xor(self.1))
         }
     }
 

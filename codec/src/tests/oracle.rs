@@ -698,9 +698,18 @@ pub fn assert_agrees(frame: &[u8]) {
             assert!(summary.is_err_and(|r| r.error.rpc_code() == INVALID_REQUEST));
         }
     }
+    // The bulk scan taking every container from its first value on reads the same.
+    assert_eq!(
+        codec_with(Parser::new().bulk_after(0), frame),
+        want,
+        "with the bulk scan from the start, on {:?}",
+        String::from_utf8_lossy(frame)
+    );
     let depth = nesting(frame);
     if depth <= DEFAULT_MAX_DEPTH {
         let mut p = Parser::new();
+        assert_eq!(codec_with(p.bulk_after(0).max_depth(depth), frame), want);
+        p.bulk_after(usize::MAX);
         assert_eq!(codec_with(p.max_depth(depth), frame), want);
         if depth > 0 {
             assert_eq!(

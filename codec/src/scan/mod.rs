@@ -20,6 +20,12 @@
 //! other frame is checked with `simdutf8` afterwards (see `text.rs`). Until then the bytes of
 //! a string may be anything above ASCII.
 
+mod bulk;
+
+pub(crate) use bulk::BULK_AFTER;
+#[cfg(test)]
+pub(crate) use bulk::bulk_end;
+
 use crate::Error;
 use crate::arch::{self, BlockScan, quotes16};
 
@@ -119,6 +125,7 @@ const HEX: [u8; 256] = {
 /// the top container, bit `j` the one `j` levels under it, for the 64 innermost levels; a push
 /// shifts in, a pop shifts out, and the check after every value tests one bit.
 /// Deeper levels shift on into `outer` (64 more) and then into `spill`.
+#[derive(Clone)]
 struct Containers {
     /// Bit `j`: the container `j` levels under the top (0 for the top) is an object.
     inner: u64,
@@ -249,6 +256,9 @@ pub(crate) struct Scanner<'buf> {
     /// True when a `\n` ends the text (it is not white space): the scan of a line at the
     /// start of a buffer that holds more than the line.
     newline_ends: bool,
+    /// How many bytes a container's token walk takes before it hands the rest to the bulk
+    /// scan (`bulk.rs`).
+    bulk_after: usize,
 }
 
 impl<'buf> Scanner<'buf> {
@@ -260,7 +270,15 @@ impl<'buf> Scanner<'buf> {
             maybe_non_ascii: false,
             newline_ends: false,
             trusted: false,
+            bulk_after: bulk::BULK_AFTER,
         }
+    }
+
+    /// Sets how many bytes a container's token walk takes before it hands the rest to the bulk
+    /// scan (`usize::MAX`: never).
+    pub(crate) const fn with_bulk_after(mut self, bytes: usize) -> Self {
+        self.bulk_after = bytes;
+        self
     }
 
     /// A scanner without a depth limit (for text that an earlier pass validated, or that
@@ -862,6 +880,8 @@ impl<'buf> Scanner<'buf> {
         let mut stack = Containers::new();
         // How many containers may open here: the limit less those already around the value.
         let room = self.max_depth.saturating_sub(depth);
+        // Past this, the rest of a large container goes to the bulk scan.
+        let mut hand_over_at = self.pos.saturating_add(self.bulk_after);
         'value: loop {
             let Some(c) = self.peek_past_ws() else {
                 return Err(Error::Truncated);
@@ -927,6 +947,13 @@ impl<'buf> Scanner<'buf> {
             }
             // A value inside a container ended: take separators and closers.
             loop {
+                if self.pos > hand_over_at {
+                    // Once: after a fault or an unusual token, the walk goes on to the end.
+                    hand_over_at = usize::MAX;
+                    if let Some(object) = self.bulk_rest(&stack, room) {
+                        return Ok(if object { Kind::Object } else { Kind::Array });
+                    }
+                }
                 let object = stack.top();
                 // Compact text: `,"` ends a member and starts the next key, one load for both.
                 if object && matches!(self.b.get(self.pos..self.pos + 2), Some(b",\"")) {

@@ -1,0 +1,420 @@
+//! The bulk scan: the rest of a large container validated 64 bytes at a time, from masks of
+//! each block's bytes, with no step per token.
+//!
+//! The token walk of `mod.rs` costs some thirty instructions a token wherever the tokens are
+//! dense (schemas, `tools/list` results, numeric arguments). Once a container has taken more
+//! than [`BULK_AFTER`] bytes, the walk hands the rest of it to this scan at the end of a value.
+//! Each block is classified by a [`Kernel`] (AVX-512BW, AVX2 or SSE2), and the grammar is
+//! checked on the masks:
+//!
+//! - strings: the escaped bytes come from the backslash runs, the string bodies from a prefix
+//!   xor of the other quotes; a raw control byte inside one is a fault, and each escape is
+//!   checked where its backslash is;
+//! - every token's successor (past white space) is found by adding the bits just after its
+//!   kind of token to the white space mask, so that the carry runs through the white space;
+//!   each kind's successors must be of the kinds the grammar allows after it;
+//! - which strings are keys: those after `{` or after a `,` in an object (the container of
+//!   each byte comes from a step per bracket, which also checks their nesting and the depth
+//!   limit);
+//! - numbers: the rules of their grammar as shifts of the masks of digits, signs, points and
+//!   exponent letters, within each run of bytes that is neither white space nor punctuation;
+//! - literals: one compare each.
+//!
+//! The scan only accepts: at the first fault, and at anything it does not decide itself (an
+//! exponent of three digits or more, a number longer than a block), it gives up and the token
+//! walk takes the container from where it handed it over, so every fault is named by the walk
+//! and every verdict is the walk's.
+
+use super::{Containers, Scanner, escaped_bytes};
+use crate::arch::{self, Kernel, KernelScan, Structure};
+
+/// How many bytes a container's token walk takes before it hands the rest to the bulk scan.
+/// Small containers (most of a small message) never reach it.
+pub(crate) const BULK_AFTER: usize = 192;
+
+/// `a`'s bits moved to the first byte after each that is not `filler` (the carry of the sum
+/// runs through the filler run); `pending` carries a search that reached the block's end, and
+/// the bits after the block's last byte, to the next block.
+#[inline(always)]
+fn follows(after: u64, filler: u64, pending: &mut u64) -> u64 {
+    let a = after | *pending;
+    let (sum, over) = a.overflowing_add(filler);
+    *pending = u64::from(over);
+    sum & !filler
+}
+
+/// The bits of the runs of `run` that follow (within the run) each bit of `marks`, to the
+/// run's end; `carry` takes a zone open at the block's end to the next block.
+#[inline(always)]
+fn zone(run: u64, marks: u64, carry: &mut u64) -> u64 {
+    let a = (marks << 1) | *carry;
+    let (sum, over) = run.overflowing_add(a);
+    *carry = (marks >> 63) | u64::from(over);
+    (sum ^ run) & run
+}
+
+/// What the scan carries from one block to the next.
+#[derive(Default)]
+struct Carries {
+    /// The first byte is escaped by a backslash at the end of the block before.
+    escape: u64,
+    /// All ones when a string goes on from the block before.
+    in_string: u64,
+    /// Successor searches pending from the block before: after `{` or `[`, after `,`, after
+    /// `:`, after a value, after a key.
+    open: u64,
+    comma: u64,
+    colon: u64,
+    value: u64,
+    key: u64,
+    /// A key's opening bit, carried through a string that goes on.
+    key_string: u64,
+    /// The last byte of the block before is part of a scalar.
+    scalar: u64,
+    /// A number's run goes on.
+    number: u64,
+}
+
+/// What the number rules carry from one block to the next (all zero after a block without
+/// numbers): the last bytes of the block before.
+#[derive(Default)]
+struct NumberCarries {
+    /// An exponent letter.
+    exponent: u64,
+    /// A sign or a point.
+    sign_or_point: u64,
+    /// A number's leading `-`.
+    leading_minus: u64,
+    /// A number's leading zero.
+    leading_zero: u64,
+    /// An exponent's zone goes on.
+    exponent_zone: u64,
+    /// A fraction's zone goes on.
+    point_zone: u64,
+    /// The exponent digits, for the count of three in a row.
+    exponent_digits: u64,
+}
+
+impl NumberCarries {
+    #[inline(always)]
+    const fn any(&self) -> u64 {
+        self.exponent
+            | self.sign_or_point
+            | self.leading_minus
+            | self.leading_zero
+            | self.exponent_zone
+            | self.point_zone
+            | self.exponent_digits
+    }
+}
+
+/// The most containers the bulk scan keeps (in one word).
+const MAX_LEVELS: usize = 63;
+
+impl Scanner<'_> {
+    /// Takes the rest of the containers open in `stack` (at least one), from the cursor, which
+    /// is just past a value inside the top one; at most `room` containers may be open at once.
+    /// Returns whether the outermost was an object, with the cursor past it, or `None`, with
+    /// the cursor where it was, when the scan found a fault or something it leaves to the
+    /// token walk.
+    pub(super) fn bulk_rest(&mut self, stack: &Containers, room: usize) -> Option<bool> {
+        if stack.len == 0 || stack.len >= MAX_LEVELS {
+            return None;
+        }
+        arch::with_widest_kernel(Bulk {
+            sc: self,
+            kinds: stack.inner,
+            depth: stack.len,
+            limit: room.min(MAX_LEVELS),
+        })
+    }
+
+    /// [`Scanner::bulk_rest`] with the masks of `k`, the containers as a word of kinds (bit 0
+    /// the innermost; set for objects) and their number.
+    #[inline(always)]
+    fn bulk_with(
+        &mut self,
+        k: impl Kernel,
+        mut kinds: u64,
+        mut depth: usize,
+        limit: usize,
+    ) -> Option<bool> {
+        let b = self.b;
+        let mut c = Carries {
+            value: 1,
+            ..Carries::default()
+        };
+        let mut nc = NumberCarries::default();
+        let mut at = self.pos;
+        let mut padded = [b' '; 64];
+        let mut high = 0u64;
+        // Past a surrogate pair's first escape: its second one is part of it.
+        let mut escapes_from = at;
+        let newline = if self.newline_ends { 0 } else { !0 };
+        loop {
+            // The last block is padded with spaces, which are white space.
+            let (block, len) = match super::chunk64(b, at) {
+                Some(block) => (block, 64),
+                None => {
+                    let rest = b.get(at..).unwrap_or_default();
+                    padded[..rest.len()].copy_from_slice(rest);
+                    (&padded, rest.len())
+                }
+            };
+            let s = k.strings(block);
+            let escaped = escaped_bytes(s.backslash, &mut c.escape);
+            let quotes = s.quote & !escaped;
+            if quotes == 0 && c.in_string != 0 {
+                // The whole block is inside a string: only its bytes need a look.
+                if s.control != 0 {
+                    return None;
+                }
+                high |= s.high;
+                self.bulk_escapes(s.backslash & !escaped, at, &mut escapes_from)?;
+                if len < 64 {
+                    return None;
+                }
+                at += 64;
+                continue;
+            }
+            // A string's opening quote and body; its closing quote is outside.
+            let inside = k.prefix_xor(quotes) ^ c.in_string;
+            c.in_string = 0u64.wrapping_sub(inside >> 63);
+            let opening = quotes & inside;
+            let closing = quotes & !inside;
+            let outside = !(inside | closing);
+
+            let t = k.structure(block);
+            let ws = (t.space | (t.newline & newline)) & outside;
+            let open = t.open & outside;
+            let close = t.close & outside;
+            let colon = t.colon & outside;
+            let comma = t.comma & outside;
+            let scalar = outside & !(ws | open | close | colon | comma);
+
+            // Brackets, in order: their nesting, and the container each byte belongs to
+            // (`ctx`, set for objects). A bracket belongs to the container around it when it
+            // opens one and to the one it ends when it closes one, which is the container of
+            // the token after it in either case.
+            let mut ctx = 0u64.wrapping_sub(kinds & 1);
+            let mut keep = !0u64;
+            // The kind of the outermost container, once its closing bracket is found.
+            let mut end = None;
+            let mut brackets = open | close;
+            let mut mismatch = 0u64;
+            while brackets != 0 {
+                let i = brackets.trailing_zeros();
+                let curly = (t.curly >> i) & 1;
+                let top = kinds & 1;
+                if (open >> i) & 1 != 0 {
+                    kinds = (kinds << 1) | curly;
+                    depth += 1;
+                } else {
+                    mismatch |= top ^ curly;
+                    kinds >>= 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        keep = !0 >> (63 - i);
+                        end = Some(curly != 0);
+                        break;
+                    }
+                }
+                ctx ^= 0u64.wrapping_sub(top ^ (kinds & 1)) & ((!1u64) << i);
+                if depth > limit {
+                    return None;
+                }
+                brackets &= brackets - 1;
+            }
+
+            let scalar_start = scalar & !((scalar << 1) | c.scalar);
+            let scalar_after = !scalar & ((scalar << 1) | c.scalar);
+            c.scalar = scalar >> 63;
+            let value_start = opening | scalar_start | open;
+
+            // Each token's successor must be of a kind its own kind allows.
+            let after_open = follows(open << 1, ws, &mut c.open);
+            let after_comma = follows(comma << 1, ws, &mut c.comma);
+            let after_colon = follows(colon << 1, ws, &mut c.colon);
+            c.open |= open >> 63;
+            c.comma |= comma >> 63;
+            c.colon |= colon >> 63;
+            let mut fault = mismatch.wrapping_neg();
+            fault |= after_open & ctx & !(opening | close);
+            fault |= after_open & !ctx & !(value_start | close);
+            fault |= after_comma & ctx & !opening;
+            fault |= after_comma & !ctx & !value_start;
+            fault |= after_colon & !value_start;
+            // Keys open after `{` and after `,` in objects; the key's opening bit is carried
+            // through its body to its closing quote.
+            let key_open = (after_open | after_comma) & ctx & opening;
+            let (sum, over1) = inside.overflowing_add(key_open);
+            let (sum, over2) = sum.overflowing_add(c.key_string);
+            c.key_string = u64::from(over1 | over2);
+            let key_close = sum & closing;
+            let value_end = (closing & !key_close) | close;
+            let after_value = follows((value_end << 1) | scalar_after, ws, &mut c.value);
+            let after_key = follows(key_close << 1, ws, &mut c.key);
+            c.value |= value_end >> 63;
+            c.key |= key_close >> 63;
+            fault |= after_value & !(comma | close);
+            fault |= after_key & !colon;
+
+            // Strings: no raw control byte; bytes above ASCII for the frame's UTF-8 check.
+            fault |= s.control & inside;
+            high |= s.high & inside & keep;
+
+            // Scalars: numbers and literals.
+            let number_start = scalar_start & (t.minus | t.digit);
+            let literal_start = scalar_start & t.letter;
+            fault |= scalar_start & !(number_start | literal_start);
+            let (sum, over1) = scalar.overflowing_add(number_start);
+            let (sum, over2) = sum.overflowing_add(c.number);
+            c.number = u64::from(over1 | over2);
+            let number = (sum ^ scalar) & scalar;
+            if number | nc.any() != 0 {
+                fault |= number_faults(&t, number, number_start, &mut nc)?;
+            }
+
+            if fault & keep != 0 {
+                return None;
+            }
+            self.bulk_escapes(
+                s.backslash & !escaped & inside & keep,
+                at,
+                &mut escapes_from,
+            )?;
+            let mut literals = literal_start & keep;
+            while literals != 0 {
+                if !self.literal_ends_at(at + literals.trailing_zeros() as usize) {
+                    return None;
+                }
+                literals &= literals - 1;
+            }
+            if let Some(object) = end {
+                self.maybe_non_ascii |= high != 0;
+                // INVARIANT of `pos`: just past a closing bracket.
+                self.pos = at + (64 - keep.leading_zeros() as usize);
+                return Some(object);
+            }
+            if len < 64 {
+                return None;
+            }
+            at += 64;
+        }
+    }
+
+    /// Checks each escape of a block whose backslashes that start one are `starts`, the block
+    /// at `at`; `from` skips the second half of a surrogate pair.
+    #[inline(always)]
+    fn bulk_escapes(&self, mut starts: u64, at: usize, from: &mut usize) -> Option<()> {
+        while starts != 0 {
+            let i = at + starts.trailing_zeros() as usize;
+            if i >= *from {
+                *from = self.escape(i).ok()?;
+            }
+            starts &= starts - 1;
+        }
+        Some(())
+    }
+
+    /// True when a literal (`true`, `false` or `null`, by its first letter) stands whole at
+    /// `i`, with a byte after it that ends a scalar.
+    #[inline]
+    fn literal_ends_at(&self, i: usize) -> bool {
+        let b = self.b;
+        let word: &[u8] = match b[i] {
+            b't' => b"true",
+            b'f' => b"false",
+            _ => b"null",
+        };
+        let end = i + word.len();
+        b.get(i..end) == Some(word)
+            && b.get(end).is_some_and(|&x| match x {
+                b' ' | b'\t' | b'\r' | b',' | b':' | b'"' | b'{' | b'}' | b'[' | b']' => true,
+                b'\n' => !self.newline_ends,
+                _ => false,
+            })
+    }
+}
+
+/// The faults of the numbers of a block (the runs in `number`, starting at `start`) against
+/// their grammar, as masks; `None` for a number the token walk must read (an exponent of three
+/// digits or more).
+#[inline(always)]
+fn number_faults(t: &Structure, number: u64, start: u64, c: &mut NumberCarries) -> Option<u64> {
+    let minus = t.minus & number;
+    let plus = t.plus & number;
+    let point = t.point & number;
+    let exponent = t.exponent & number;
+    if number == !0 {
+        // A number longer than a block: the token walk checks its value's range.
+        return None;
+    }
+    let mut fault = number & !(t.digit | minus | plus | point | exponent);
+    let after_exponent = (exponent << 1) | c.exponent;
+    // A `-` leads a number or follows an exponent letter; a `+` follows one.
+    fault |= minus & !(start | after_exponent);
+    fault |= plus & !after_exponent;
+    // After a sign or a point comes a digit; after an exponent letter, a digit or a sign. (So
+    // a point or an exponent letter, which no run starts with, follows a digit.)
+    let sign_or_point = minus | plus | point;
+    fault |= ((sign_or_point << 1) | c.sign_or_point) & !t.digit;
+    fault |= after_exponent & !(t.digit | t.minus | t.plus);
+    // No digit after a leading zero.
+    let leading_minus = start & t.minus;
+    let int_start = (start & t.digit) | (leading_minus << 1) | c.leading_minus;
+    let leading_zero = int_start & t.zero;
+    fault |= ((leading_zero << 1) | c.leading_zero) & t.digit;
+    // One point at most, one exponent at most, the point first.
+    let exponent_zone = zone(number, exponent, &mut c.exponent_zone);
+    let point_zone = zone(number, point, &mut c.point_zone);
+    fault |= exponent_zone & (point | exponent);
+    fault |= point_zone & point;
+    // Exponents of three digits or more are left to the token walk, which checks that the
+    // value fits a double.
+    let e = exponent_zone & t.digit;
+    let two = e & ((e << 1) | (c.exponent_digits >> 63));
+    if two & ((e << 2) | (c.exponent_digits >> 62)) != 0 {
+        return None;
+    }
+    c.exponent_digits = e;
+    c.exponent = exponent >> 63;
+    c.sign_or_point = sign_or_point >> 63;
+    c.leading_minus = leading_minus >> 63;
+    c.leading_zero = leading_zero >> 63;
+    Some(fault)
+}
+
+/// [`Scanner::bulk_rest`] as a scan over a kernel, for `arch` to run with the widest one.
+struct Bulk<'sc, 'buf> {
+    sc: &'sc mut Scanner<'buf>,
+    kinds: u64,
+    depth: usize,
+    limit: usize,
+}
+
+impl KernelScan for Bulk<'_, '_> {
+    type Output = Option<bool>;
+
+    #[inline(always)]
+    fn run(self, kernel: impl Kernel) -> Self::Output {
+        self.sc
+            .bulk_with(kernel, self.kinds, self.depth, self.limit)
+    }
+}
+
+/// Runs the bulk scan over `text` from `from` (just past a value) inside the containers
+/// `kinds` (outermost first; `true` for objects), with no depth limit: where it ends, when it
+/// takes the text, and whether it took a byte above ASCII.
+#[cfg(test)]
+pub(crate) fn bulk_end(text: &[u8], from: usize, kinds: &[bool]) -> Option<(usize, bool)> {
+    let mut sc = Scanner::validated(text);
+    let mut stack = Containers::new();
+    for &k in kinds {
+        stack.push(k);
+    }
+    sc.pos = from;
+    let outermost = sc.bulk_rest(&stack, usize::MAX)?;
+    assert_eq!(Some(&outermost), kinds.first());
+    Some((sc.pos, sc.maybe_non_ascii))
+}
