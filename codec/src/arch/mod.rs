@@ -56,14 +56,11 @@ pub(crate) struct StringMasks {
     pub(crate) high: u64,
 }
 
-/// The bytes of a 64-byte block that the grammar outside strings cares about (bit `i` for
-/// byte `i`).
+/// The punctuation of a 64-byte block, and its spaces (bit `i` for byte `i`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Structure {
-    /// White space other than the line feed: space, `\t`, `\r`.
+pub(crate) struct Punctuation {
+    /// ` `.
     pub(crate) space: u64,
-    /// `\n`.
-    pub(crate) newline: u64,
     /// `{` and `[`.
     pub(crate) open: u64,
     /// `}` and `]`.
@@ -74,6 +71,22 @@ pub(crate) struct Structure {
     pub(crate) colon: u64,
     /// `,`.
     pub(crate) comma: u64,
+}
+
+/// The control bytes of a 64-byte block that are white space: a block scan asks for them only
+/// when the block has control bytes outside its strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Controls {
+    /// `\t` and `\r`.
+    pub(crate) tab_cr: u64,
+    /// `\n`.
+    pub(crate) newline: u64,
+}
+
+/// The bytes of numbers in a 64-byte block: a block scan asks for them only when the block has
+/// numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Scalars {
     /// `0` to `9`.
     pub(crate) digit: u64,
     /// `0`.
@@ -86,16 +99,22 @@ pub(crate) struct Structure {
     pub(crate) point: u64,
     /// `e` and `E`.
     pub(crate) exponent: u64,
-    /// `t`, `f` and `n`: the first letters of the literals.
-    pub(crate) letter: u64,
 }
 
 /// The block classification a bulk scan over 64-byte blocks needs, from some instruction set.
+/// Each group of masks is asked for apart, so that a scan pays only for the groups a block
+/// needs (a mask costs a compare on a port that the scan's other work shares).
 pub(crate) trait Kernel: Copy {
     /// The string masks of `block`.
     fn strings(self, block: &[u8; 64]) -> StringMasks;
-    /// The structure masks of `block`.
-    fn structure(self, block: &[u8; 64]) -> Structure;
+    /// The punctuation masks of `block`.
+    fn punctuation(self, block: &[u8; 64]) -> Punctuation;
+    /// The white-space control bytes of `block`.
+    fn controls(self, block: &[u8; 64]) -> Controls;
+    /// The bytes a number starts with (`-` and the digits) of `block`.
+    fn number_starts(self, block: &[u8; 64]) -> u64;
+    /// The number masks of `block`.
+    fn scalars(self, block: &[u8; 64]) -> Scalars;
     /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
     fn prefix_xor(self, m: u64) -> u64;
 }
@@ -121,47 +140,95 @@ pub(crate) fn with_widest_kernel<S: KernelScan>(scan: S) -> S::Output {
     scan.run(Baseline)
 }
 
+/// Every class of the bytes of 16 bytes, which [`Baseline`] assembles blocks from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Classes16 {
+    strings: StringMasks,
+    punctuation: Punctuation,
+    controls: Controls,
+    scalars: Scalars,
+}
+
 /// The kernel of the target's baseline: SSE2 compares through `safe_arch` on x86_64, plain
 /// loops elsewhere; the prefix xor by shifts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Baseline;
 
-impl Kernel for Baseline {
+impl Baseline {
+    /// `pick`'s masks of the four chunks of `block`, side by side.
     #[inline(always)]
-    fn strings(self, block: &[u8; 64]) -> StringMasks {
-        let mut m = StringMasks::default();
+    fn assemble<const N: usize>(
+        block: &[u8; 64],
+        pick: impl Fn(&Classes16) -> [u64; N],
+    ) -> [u64; N] {
+        let mut m = [0; N];
         for (i, chunk) in block.chunks_exact(16).enumerate() {
-            let c = strings16(chunk.try_into().unwrap_or(&[0; 16]));
-            m.quote |= c.quote << (16 * i);
-            m.backslash |= c.backslash << (16 * i);
-            m.control |= c.control << (16 * i);
-            m.high |= c.high << (16 * i);
+            let c = classes16(chunk.try_into().unwrap_or(&[0; 16]));
+            for (all, part) in m.iter_mut().zip(pick(&c)) {
+                *all |= part << (16 * i);
+            }
         }
         m
     }
+}
+
+impl Kernel for Baseline {
+    #[inline(always)]
+    fn strings(self, block: &[u8; 64]) -> StringMasks {
+        let [quote, backslash, control, high] = Self::assemble(block, |c| {
+            let s = c.strings;
+            [s.quote, s.backslash, s.control, s.high]
+        });
+        StringMasks {
+            quote,
+            backslash,
+            control,
+            high,
+        }
+    }
 
     #[inline(always)]
-    fn structure(self, block: &[u8; 64]) -> Structure {
-        let mut m = Structure::default();
-        for (i, chunk) in block.chunks_exact(16).enumerate() {
-            let c = structure16(chunk.try_into().unwrap_or(&[0; 16]));
-            let at = 16 * i;
-            m.space |= c.space << at;
-            m.newline |= c.newline << at;
-            m.open |= c.open << at;
-            m.close |= c.close << at;
-            m.curly |= c.curly << at;
-            m.colon |= c.colon << at;
-            m.comma |= c.comma << at;
-            m.digit |= c.digit << at;
-            m.zero |= c.zero << at;
-            m.minus |= c.minus << at;
-            m.plus |= c.plus << at;
-            m.point |= c.point << at;
-            m.exponent |= c.exponent << at;
-            m.letter |= c.letter << at;
+    fn punctuation(self, block: &[u8; 64]) -> Punctuation {
+        let [space, open, close, curly, colon, comma] = Self::assemble(block, |c| {
+            let p = c.punctuation;
+            [p.space, p.open, p.close, p.curly, p.colon, p.comma]
+        });
+        Punctuation {
+            space,
+            open,
+            close,
+            curly,
+            colon,
+            comma,
         }
-        m
+    }
+
+    #[inline(always)]
+    fn controls(self, block: &[u8; 64]) -> Controls {
+        let [tab_cr, newline] = Self::assemble(block, |c| [c.controls.tab_cr, c.controls.newline]);
+        Controls { tab_cr, newline }
+    }
+
+    #[inline(always)]
+    fn number_starts(self, block: &[u8; 64]) -> u64 {
+        let [starts] = Self::assemble(block, |c| [c.scalars.minus | c.scalars.digit]);
+        starts
+    }
+
+    #[inline(always)]
+    fn scalars(self, block: &[u8; 64]) -> Scalars {
+        let [digit, zero, minus, plus, point, exponent] = Self::assemble(block, |c| {
+            let n = c.scalars;
+            [n.digit, n.zero, n.minus, n.plus, n.point, n.exponent]
+        });
+        Scalars {
+            digit,
+            zero,
+            minus,
+            plus,
+            point,
+            exponent,
+        }
     }
 
     #[inline(always)]
@@ -176,31 +243,10 @@ impl Kernel for Baseline {
     }
 }
 
-/// The [`StringMasks`] of 16 bytes: SSE2 compares through `safe_arch`.
+/// The [`Classes16`] of 16 bytes: SSE2 compares through `safe_arch`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn strings16(s: &[u8; 16]) -> StringMasks {
-    use safe_arch::{
-        cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let mask = |m: m128i| u64::from(move_mask_i8_m128i(m) as u16);
-    StringMasks {
-        quote: mask(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'"' as i8))),
-        backslash: mask(cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8))),
-        // A byte is below 0x20 when its unsigned minimum with 0x1f is the byte itself.
-        control: mask(cmp_eq_mask_i8_m128i(
-            min_u8_m128i(v, set_splat_i8_m128i(0x1f)),
-            v,
-        )),
-        high: mask(v),
-    }
-}
-
-/// The [`Structure`] of 16 bytes: SSE2 compares through `safe_arch`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn structure16(s: &[u8; 16]) -> Structure {
+fn classes16(s: &[u8; 16]) -> Classes16 {
     use safe_arch::{
         bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
         set_splat_i8_m128i, sub_i8_m128i,
@@ -208,86 +254,89 @@ fn structure16(s: &[u8; 16]) -> Structure {
     let v = m128i::from(*s);
     let mask = |m: m128i| u64::from(move_mask_i8_m128i(m) as u16);
     let eq = |x: m128i, c: u8| mask(cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(c as i8)));
+    // A byte is at most `n` when its unsigned minimum with `n` is the byte itself.
+    let at_most = |x: m128i, n: u8| {
+        mask(cmp_eq_mask_i8_m128i(
+            min_u8_m128i(x, set_splat_i8_m128i(n as i8)),
+            x,
+        ))
+    };
+    // Setting bit 0x20 folds `[` onto `{`, `]` onto `}` and `E` onto `e`.
     let lower = bitor_m128i(v, set_splat_i8_m128i(0x20));
-    // A byte is a digit when `x - '0'` is at most 9, unsigned: its minimum with 9 is itself.
-    let d = sub_i8_m128i(v, set_splat_i8_m128i(b'0' as i8));
-    Structure {
-        space: eq(v, b' ') | eq(v, b'\t') | eq(v, b'\r'),
-        newline: eq(v, b'\n'),
-        open: eq(lower, b'{'),
-        close: eq(lower, b'}'),
-        curly: eq(bitand_m128i(v, set_splat_i8_m128i(0x20)), 0x20),
-        colon: eq(v, b':'),
-        comma: eq(v, b','),
-        digit: mask(cmp_eq_mask_i8_m128i(
-            min_u8_m128i(d, set_splat_i8_m128i(9)),
-            d,
-        )),
-        zero: eq(v, b'0'),
-        minus: eq(v, b'-'),
-        plus: eq(v, b'+'),
-        point: eq(v, b'.'),
-        exponent: eq(lower, b'e'),
-        letter: eq(v, b't') | eq(v, b'f') | eq(v, b'n'),
+    Classes16 {
+        strings: StringMasks {
+            quote: eq(v, b'"'),
+            backslash: eq(v, b'\\'),
+            control: at_most(v, 0x1f),
+            high: mask(v),
+        },
+        punctuation: Punctuation {
+            space: eq(v, b' '),
+            open: eq(lower, b'{'),
+            close: eq(lower, b'}'),
+            curly: eq(bitand_m128i(v, set_splat_i8_m128i(0x20)), 0x20),
+            colon: eq(v, b':'),
+            comma: eq(v, b','),
+        },
+        controls: Controls {
+            tab_cr: eq(v, b'\t') | eq(v, b'\r'),
+            newline: eq(v, b'\n'),
+        },
+        scalars: Scalars {
+            digit: at_most(sub_i8_m128i(v, set_splat_i8_m128i(b'0' as i8)), 9),
+            zero: eq(v, b'0'),
+            minus: eq(v, b'-'),
+            plus: eq(v, b'+'),
+            point: eq(v, b'.'),
+            exponent: eq(lower, b'e'),
+        },
     }
 }
 
-/// The portable [`strings16`], also built in tests to check the SSE2 one.
+/// The portable [`classes16`], also built in tests to check the SSE2 one.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 #[inline(always)]
-fn strings16_portable(s: &[u8; 16]) -> StringMasks {
+fn classes16_portable(s: &[u8; 16]) -> Classes16 {
     let bits = |f: &dyn Fn(u8) -> bool| {
         s.iter()
             .enumerate()
             .fold(0u64, |m, (i, &x)| m | u64::from(f(x)) << i)
     };
-    StringMasks {
-        quote: bits(&|x| x == b'"'),
-        backslash: bits(&|x| x == b'\\'),
-        control: bits(&|x| x < 0x20),
-        high: bits(&|x| x >= 0x80),
+    Classes16 {
+        strings: StringMasks {
+            quote: bits(&|x| x == b'"'),
+            backslash: bits(&|x| x == b'\\'),
+            control: bits(&|x| x < 0x20),
+            high: bits(&|x| x >= 0x80),
+        },
+        punctuation: Punctuation {
+            space: bits(&|x| x == b' '),
+            open: bits(&|x| matches!(x, b'{' | b'[')),
+            close: bits(&|x| matches!(x, b'}' | b']')),
+            curly: bits(&|x| x & 0x20 != 0),
+            colon: bits(&|x| x == b':'),
+            comma: bits(&|x| x == b','),
+        },
+        controls: Controls {
+            tab_cr: bits(&|x| matches!(x, b'\t' | b'\r')),
+            newline: bits(&|x| x == b'\n'),
+        },
+        scalars: Scalars {
+            digit: bits(&|x| x.is_ascii_digit()),
+            zero: bits(&|x| x == b'0'),
+            minus: bits(&|x| x == b'-'),
+            plus: bits(&|x| x == b'+'),
+            point: bits(&|x| x == b'.'),
+            exponent: bits(&|x| matches!(x, b'e' | b'E')),
+        },
     }
 }
 
-/// The portable [`structure16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn structure16_portable(s: &[u8; 16]) -> Structure {
-    let bits = |f: &dyn Fn(u8) -> bool| {
-        s.iter()
-            .enumerate()
-            .fold(0u64, |m, (i, &x)| m | u64::from(f(x)) << i)
-    };
-    Structure {
-        space: bits(&|x| matches!(x, b' ' | b'\t' | b'\r')),
-        newline: bits(&|x| x == b'\n'),
-        open: bits(&|x| matches!(x, b'{' | b'[')),
-        close: bits(&|x| matches!(x, b'}' | b']')),
-        curly: bits(&|x| x & 0x20 != 0),
-        colon: bits(&|x| x == b':'),
-        comma: bits(&|x| x == b','),
-        digit: bits(&|x| x.is_ascii_digit()),
-        zero: bits(&|x| x == b'0'),
-        minus: bits(&|x| x == b'-'),
-        plus: bits(&|x| x == b'+'),
-        point: bits(&|x| x == b'.'),
-        exponent: bits(&|x| matches!(x, b'e' | b'E')),
-        letter: bits(&|x| matches!(x, b't' | b'f' | b'n')),
-    }
-}
-
-/// The portable path of [`strings16`].
+/// The portable path of [`classes16`].
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn strings16(s: &[u8; 16]) -> StringMasks {
-    strings16_portable(s)
-}
-
-/// The portable path of [`structure16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn structure16(s: &[u8; 16]) -> Structure {
-    structure16_portable(s)
+fn classes16(s: &[u8; 16]) -> Classes16 {
+    classes16_portable(s)
 }
 
 /// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
@@ -522,12 +571,7 @@ mod tests {
         ];
         let n = if cfg!(miri) { 200 } else { 20_000 };
         for block in blocks::<16>(&alphabet, n, 0x5851_F42D_4C95_7F2D) {
-            assert_eq!(strings16(&block), strings16_portable(&block), "{block:?}");
-            assert_eq!(
-                structure16(&block),
-                structure16_portable(&block),
-                "{block:?}"
-            );
+            assert_eq!(classes16(&block), classes16_portable(&block), "{block:?}");
         }
     }
 

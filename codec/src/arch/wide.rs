@@ -19,7 +19,7 @@
 //! path everywhere.
 #![allow(unsafe_code)]
 
-use super::{BlockScan, Kernel, KernelScan, StringMasks, Structure};
+use super::{BlockScan, Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
     _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
@@ -112,9 +112,27 @@ impl Kernel for Avx512Kernel {
     }
 
     #[inline(always)]
-    fn structure(self, block: &[u8; 64]) -> Structure {
+    fn punctuation(self, block: &[u8; 64]) -> Punctuation {
         // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { structure_avx512(block) }
+        unsafe { punctuation_avx512(block) }
+    }
+
+    #[inline(always)]
+    fn controls(self, block: &[u8; 64]) -> Controls {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { controls_avx512(block) }
+    }
+
+    #[inline(always)]
+    fn number_starts(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { number_starts_avx512(block) }
+    }
+
+    #[inline(always)]
+    fn scalars(self, block: &[u8; 64]) -> Scalars {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { scalars_avx512(block) }
     }
 
     #[inline(always)]
@@ -139,9 +157,27 @@ impl Kernel for Avx2Kernel {
     }
 
     #[inline(always)]
-    fn structure(self, block: &[u8; 64]) -> Structure {
+    fn punctuation(self, block: &[u8; 64]) -> Punctuation {
         // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { structure_avx2(block) }
+        unsafe { punctuation_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn controls(self, block: &[u8; 64]) -> Controls {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { controls_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn number_starts(self, block: &[u8; 64]) -> u64 {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { number_starts_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn scalars(self, block: &[u8; 64]) -> Scalars {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { scalars_avx2(block) }
     }
 
     #[inline(always)]
@@ -198,30 +234,58 @@ fn strings_avx512(block: &[u8; 64]) -> StringMasks {
     }
 }
 
-/// The [`Structure`] of a block, from compares straight into mask registers.
+/// The [`Punctuation`] of a block, from compares straight into mask registers.
 #[target_feature(enable = "avx512bw")]
-fn structure_avx512(block: &[u8; 64]) -> Structure {
+fn punctuation_avx512(block: &[u8; 64]) -> Punctuation {
     let v = load64(block);
     let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-    // Setting bit 0x20 folds `[` onto `{`, `]` onto `}` and `E` onto `e`.
+    // Setting bit 0x20 folds `[` onto `{` and `]` onto `}`.
     let lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
-    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
-    Structure {
-        space: eq(v, b' ') | eq(v, b'\t') | eq(v, b'\r'),
-        newline: eq(v, b'\n'),
+    Punctuation {
+        space: eq(v, b' '),
         open: eq(lower, b'{'),
         close: eq(lower, b'}'),
         curly: _mm512_test_epi8_mask(v, _mm512_set1_epi8(0x20)),
         colon: eq(v, b':'),
         comma: eq(v, b','),
+    }
+}
+
+/// The [`Controls`] of a block, from compares straight into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn controls_avx512(block: &[u8; 64]) -> Controls {
+    let v = load64(block);
+    let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+    Controls {
+        tab_cr: eq(b'\t') | eq(b'\r'),
+        newline: eq(b'\n'),
+    }
+}
+
+/// The [`Scalars`] of a block, from compares straight into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn scalars_avx512(block: &[u8; 64]) -> Scalars {
+    let v = load64(block);
+    let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+    Scalars {
         digit: _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)),
         zero: eq(v, b'0'),
         minus: eq(v, b'-'),
         plus: eq(v, b'+'),
         point: eq(v, b'.'),
-        exponent: eq(lower, b'e'),
-        letter: eq(v, b't') | eq(v, b'f') | eq(v, b'n'),
+        // Setting bit 0x20 folds `E` onto `e`.
+        exponent: eq(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), b'e'),
     }
+}
+
+/// The bytes a number starts with, `-` and the digits, from compares into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn number_starts_avx512(block: &[u8; 64]) -> u64 {
+    let v = load64(block);
+    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+    _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10))
+        | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8))
 }
 
 /// The bit mask of the bytes of `block` where `f` of their 32-byte half sets the high bit.
@@ -250,9 +314,9 @@ fn strings_avx2(block: &[u8; 64]) -> StringMasks {
     }
 }
 
-/// The [`Structure`] of a block, from two 32-byte halves.
+/// The [`Punctuation`] of a block, from two 32-byte halves.
 #[target_feature(enable = "avx2")]
-fn structure_avx2(block: &[u8; 64]) -> Structure {
+fn punctuation_avx2(block: &[u8; 64]) -> Punctuation {
     let eq = |c: u8| {
         halves(block, move |v| {
             _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
@@ -264,9 +328,8 @@ fn structure_avx2(block: &[u8; 64]) -> Structure {
             _mm256_cmpeq_epi8(l, _mm256_set1_epi8(c as i8))
         })
     };
-    Structure {
-        space: eq(b' ') | eq(b'\t') | eq(b'\r'),
-        newline: eq(b'\n'),
+    Punctuation {
+        space: eq(b' '),
         open: lower(b'{'),
         close: lower(b'}'),
         curly: halves(block, |v| {
@@ -275,6 +338,32 @@ fn structure_avx2(block: &[u8; 64]) -> Structure {
         }),
         colon: eq(b':'),
         comma: eq(b','),
+    }
+}
+
+/// The [`Controls`] of a block, from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn controls_avx2(block: &[u8; 64]) -> Controls {
+    let eq = |c: u8| {
+        halves(block, move |v| {
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
+        })
+    };
+    Controls {
+        tab_cr: eq(b'\t') | eq(b'\r'),
+        newline: eq(b'\n'),
+    }
+}
+
+/// The [`Scalars`] of a block, from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn scalars_avx2(block: &[u8; 64]) -> Scalars {
+    let eq = |c: u8| {
+        halves(block, move |v| {
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
+        })
+    };
+    Scalars {
         digit: halves(block, |v| {
             let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
             _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d)
@@ -283,9 +372,21 @@ fn structure_avx2(block: &[u8; 64]) -> Structure {
         minus: eq(b'-'),
         plus: eq(b'+'),
         point: eq(b'.'),
-        exponent: lower(b'e'),
-        letter: eq(b't') | eq(b'f') | eq(b'n'),
+        exponent: halves(block, |v| {
+            let l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+            _mm256_cmpeq_epi8(l, _mm256_set1_epi8(b'e' as i8))
+        }),
     }
+}
+
+/// The bytes a number starts with, `-` and the digits, from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn number_starts_avx2(block: &[u8; 64]) -> u64 {
+    halves(block, |v| {
+        let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+        let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
+        _mm256_or_si256(digit, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'-' as i8)))
+    })
 }
 
 /// `scan` compiled with AVX-512BW, its block masks inlined.
@@ -393,7 +494,7 @@ mod tests {
 
     #[test]
     fn every_detected_kernel_gives_the_baseline_classes() {
-        use super::super::{Baseline, Kernel as _};
+        use super::super::Baseline;
         let n = if cfg!(miri) { 100 } else { 5_000 };
         let mut bytes = ALPHABET.to_vec();
         bytes.extend_from_slice(b" \t\r\n{}[]:,09-+.eEtfn/`@");
@@ -406,11 +507,7 @@ mod tests {
                 state ^= state << 17;
                 *b = bytes[(state % bytes.len() as u64) as usize];
             }
-            let want = (
-                Baseline.strings(&block),
-                Baseline.structure(&block),
-                Baseline.prefix_xor(state),
-            );
+            let want = Classify(&block, state).run(Baseline);
             let base =
                 std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
             if base && std::is_x86_feature_detected!("avx512bw") {
@@ -430,11 +527,18 @@ mod tests {
     struct Classify<'a>(&'a [u8; 64], u64);
 
     impl KernelScan for Classify<'_> {
-        type Output = (StringMasks, Structure, u64);
+        type Output = (StringMasks, Punctuation, Controls, u64, Scalars, u64);
 
         #[inline(always)]
         fn run(self, k: impl Kernel) -> Self::Output {
-            (k.strings(self.0), k.structure(self.0), k.prefix_xor(self.1))
+            (
+                k.strings(self.0),
+                k.punctuation(self.0),
+                k.controls(self.0),
+                k.number_starts(self.0),
+                k.scalars(self.0),
+                k.prefix_xor(self.1),
+            )
         }
     }
 

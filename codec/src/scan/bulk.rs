@@ -26,18 +26,22 @@
 //! and every verdict is the walk's.
 
 use super::{Containers, Scanner, escaped_bytes};
-use crate::arch::{self, Kernel, KernelScan, Structure};
+use crate::arch::{self, Kernel, KernelScan, Scalars};
 
 /// How many bytes a container's token walk takes before it hands the rest to the bulk scan.
 /// Small containers (most of a small message) never reach it.
 pub(crate) const BULK_AFTER: usize = 192;
 
-/// `a`'s bits moved to the first byte after each that is not `filler` (the carry of the sum
-/// runs through the filler run); `pending` carries a search that reached the block's end, and
-/// the bits after the block's last byte, to the next block.
+/// `after`'s bits, and `pending`'s, moved to the first byte from each that is not `filler`
+/// (the carry of the sum runs through the filler run); `pending` takes a search that reached
+/// the block's end to the next block. `compact`: `filler` is empty.
 #[inline(always)]
-fn follows(after: u64, filler: u64, pending: &mut u64) -> u64 {
+fn follows(after: u64, filler: u64, compact: bool, pending: &mut u64) -> u64 {
     let a = after | *pending;
+    if compact {
+        *pending = 0;
+        return a;
+    }
     let (sum, over) = a.overflowing_add(filler);
     *pending = u64::from(over);
     sum & !filler
@@ -108,8 +112,8 @@ impl NumberCarries {
     }
 }
 
-/// The most containers the bulk scan keeps (in one word).
-const MAX_LEVELS: usize = 63;
+/// The most containers the bulk scan keeps: one bit each in a word, under a sentinel bit.
+const MAX_LEVELS: usize = 62;
 
 impl Scanner<'_> {
     /// Takes the rest of the containers open in `stack` (at least one), from the cursor, which
@@ -121,30 +125,27 @@ impl Scanner<'_> {
         if stack.len == 0 || stack.len >= MAX_LEVELS {
             return None;
         }
+        let sentinel = 1u64 << stack.len;
         arch::with_widest_kernel(Bulk {
             sc: self,
-            kinds: stack.inner,
-            depth: stack.len,
+            levels: sentinel | (stack.inner & (sentinel - 1)),
             limit: room.min(MAX_LEVELS),
         })
     }
 
-    /// [`Scanner::bulk_rest`] with the masks of `k`, the containers as a word of kinds (bit 0
-    /// the innermost; set for objects) and their number.
+    /// [`Scanner::bulk_rest`] with the masks of `k`. `levels` holds the open containers, a bit
+    /// each (bit 0 the innermost; set for objects) under a sentinel bit; at most `limit` may be
+    /// open at once.
     #[inline(always)]
-    fn bulk_with(
-        &mut self,
-        k: impl Kernel,
-        mut kinds: u64,
-        mut depth: usize,
-        limit: usize,
-    ) -> Option<bool> {
+    fn bulk_with(&mut self, k: impl Kernel, mut levels: u64, limit: usize) -> Option<bool> {
         let b = self.b;
         let mut c = Carries {
             value: 1,
             ..Carries::default()
         };
         let mut nc = NumberCarries::default();
+        // Whether any of `nc` is set.
+        let mut nc_pending = 0u64;
         let mut at = self.pos;
         let mut padded = [b' '; 64];
         let mut high = 0u64;
@@ -184,95 +185,131 @@ impl Scanner<'_> {
             let closing = quotes & !inside;
             let outside = !(inside | closing);
 
-            let t = k.structure(block);
-            let ws = (t.space | (t.newline & newline)) & outside;
+            let t = k.punctuation(block);
+            let mut ws = t.space & outside;
+            if s.control & outside != 0 {
+                // Tabs, line breaks (white space unless a line feed ends the text), or control
+                // bytes that are not white space, which are then scalars' bytes and faults.
+                let w = k.controls(block);
+                ws |= (w.tab_cr | (w.newline & newline)) & outside;
+            }
             let open = t.open & outside;
             let close = t.close & outside;
             let colon = t.colon & outside;
             let comma = t.comma & outside;
             let scalar = outside & !(ws | open | close | colon | comma);
 
-            // Brackets, in order: their nesting, and the container each byte belongs to
-            // (`ctx`, set for objects). A bracket belongs to the container around it when it
-            // opens one and to the one it ends when it closes one, which is the container of
-            // the token after it in either case.
-            let mut ctx = 0u64.wrapping_sub(kinds & 1);
+            // Brackets, in order: their nesting, and the kind of the innermost container after
+            // each (`tops`, set for objects).
+            let top = levels & 1;
+            let mut tops = 0u64;
+            let mut highest = levels;
             let mut keep = !0u64;
             // The kind of the outermost container, once its closing bracket is found.
             let mut end = None;
             let mut brackets = open | close;
-            let mut mismatch = 0u64;
             while brackets != 0 {
-                let i = brackets.trailing_zeros();
-                let curly = (t.curly >> i) & 1;
-                let top = kinds & 1;
-                if (open >> i) & 1 != 0 {
-                    kinds = (kinds << 1) | curly;
-                    depth += 1;
+                let bracket = brackets & brackets.wrapping_neg();
+                let curly = u64::from(t.curly & bracket != 0);
+                levels = if open & bracket != 0 {
+                    (levels << 1) | curly
                 } else {
-                    mismatch |= top ^ curly;
-                    kinds >>= 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        keep = !0 >> (63 - i);
-                        end = Some(curly != 0);
-                        break;
-                    }
+                    levels >> 1
+                };
+                highest = highest.max(levels);
+                if levels == 1 {
+                    // Only the sentinel is left: the outermost container ends here.
+                    keep = brackets ^ (brackets - 1);
+                    end = Some(curly != 0);
+                    break;
                 }
-                ctx ^= 0u64.wrapping_sub(top ^ (kinds & 1)) & ((!1u64) << i);
-                if depth > limit {
-                    return None;
-                }
-                brackets &= brackets - 1;
+                tops |= bracket & (levels & 1).wrapping_neg();
+                brackets ^= bracket;
             }
+            if highest >> (limit + 1) != 0 {
+                return None;
+            }
+            // The container each byte belongs to (`ctx`, set for objects): the innermost one
+            // after the last bracket before it. So a bracket belongs to the container around
+            // it when it opens one and to the one it ends when it closes one, which is the
+            // container of the token after it in either case. Between brackets, each run takes
+            // the kind after the bracket before it, carried through the run by a sum.
+            let brackets = (open | close) & keep;
+            let runs = !brackets;
+            let starts = ((tops << 1) | top) & runs;
+            let filled = (runs.wrapping_add(starts) ^ runs) & runs;
+            let ctx = filled | (brackets & (((filled | tops) << 1) | top));
+            // A closing bracket is of the kind of the container it ends.
+            let mismatch = close & keep & (ctx ^ t.curly);
 
             let scalar_start = scalar & !((scalar << 1) | c.scalar);
             let scalar_after = !scalar & ((scalar << 1) | c.scalar);
             c.scalar = scalar >> 63;
             let value_start = opening | scalar_start | open;
 
-            // Each token's successor must be of a kind its own kind allows.
-            let after_open = follows(open << 1, ws, &mut c.open);
-            let after_comma = follows(comma << 1, ws, &mut c.comma);
-            let after_colon = follows(colon << 1, ws, &mut c.colon);
+            // Each token's successor must be of a kind its own kind allows. In compact text
+            // (no white space in the block) a token's successor is the byte after it.
+            let compact = ws == 0;
+            let after_open = follows(open << 1, ws, compact, &mut c.open);
+            let after_comma = follows(comma << 1, ws, compact, &mut c.comma);
+            let after_colon = follows(colon << 1, ws, compact, &mut c.colon);
             c.open |= open >> 63;
             c.comma |= comma >> 63;
             c.colon |= colon >> 63;
-            let mut fault = mismatch.wrapping_neg();
-            fault |= after_open & ctx & !(opening | close);
-            fault |= after_open & !ctx & !(value_start | close);
-            fault |= after_comma & ctx & !opening;
-            fault |= after_comma & !ctx & !value_start;
-            fault |= after_colon & !value_start;
+            // After `{` a key or `}`, after `[` a value or `]`; after `,` a key in an object
+            // and a value in an array (so no closing bracket); after `:` a value.
+            let allowed = value_start & !(ctx & !opening);
+            let after_open_or_comma = after_open | after_comma;
+            let mut fault = mismatch
+                | (after_open_or_comma & !(allowed | close))
+                | (after_comma & close)
+                | (after_colon & !value_start);
             // Keys open after `{` and after `,` in objects; the key's opening bit is carried
-            // through its body to its closing quote.
-            let key_open = (after_open | after_comma) & ctx & opening;
-            let (sum, over1) = inside.overflowing_add(key_open);
-            let (sum, over2) = sum.overflowing_add(c.key_string);
-            c.key_string = u64::from(over1 | over2);
+            // through its body to its closing quote (an opening quote at bit 0 means that no
+            // string goes on from the block before, so the carry and it never meet).
+            let key_open = after_open_or_comma & ctx & opening;
+            let (sum, over) = inside.overflowing_add(key_open | c.key_string);
+            c.key_string = u64::from(over);
             let key_close = sum & closing;
             let value_end = (closing & !key_close) | close;
-            let after_value = follows((value_end << 1) | scalar_after, ws, &mut c.value);
-            let after_key = follows(key_close << 1, ws, &mut c.key);
+            let after_value = follows((value_end << 1) | scalar_after, ws, compact, &mut c.value);
+            let after_key = follows(key_close << 1, ws, compact, &mut c.key);
             c.value |= value_end >> 63;
             c.key |= key_close >> 63;
-            fault |= after_value & !(comma | close);
-            fault |= after_key & !colon;
+            fault |= (after_value & !(comma | close)) | (after_key & !colon);
 
             // Strings: no raw control byte; bytes above ASCII for the frame's UTF-8 check.
             fault |= s.control & inside;
             high |= s.high & inside & keep;
 
-            // Scalars: numbers and literals.
-            let number_start = scalar_start & (t.minus | t.digit);
-            let literal_start = scalar_start & t.letter;
-            fault |= scalar_start & !(number_start | literal_start);
-            let (sum, over1) = scalar.overflowing_add(number_start);
-            let (sum, over2) = sum.overflowing_add(c.number);
-            c.number = u64::from(over1 | over2);
-            let number = (sum ^ scalar) & scalar;
-            if number | nc.any() != 0 {
-                fault |= number_faults(&t, number, number_start, &mut nc)?;
+            // Scalars: numbers and literals. A number's run is its first bit carried through
+            // the run (a run at bit 0 goes on from the block before or starts there, not both).
+            let number_start = if scalar != 0 {
+                scalar_start & k.number_starts(block)
+            } else {
+                0
+            };
+            // Literals are the other scalars: each is checked whole below (so a scalar that is
+            // neither is a fault there).
+            let literal_start = scalar_start & !number_start;
+            if number_start | nc_pending != 0 {
+                let n = k.scalars(block);
+                let (sum, over) = scalar.overflowing_add(number_start | c.number);
+                c.number = u64::from(over);
+                let number = (sum ^ scalar) & scalar;
+                let signs_points_exponents = (n.minus | n.plus | n.point | n.exponent) & number;
+                if signs_points_exponents | nc_pending != 0 {
+                    fault |= number_faults(&n, number, number_start, &mut nc)?;
+                    nc_pending = nc.any() | c.number;
+                } else {
+                    // Unsigned integers: digits, and no digit after a leading zero.
+                    let leading_zero = number_start & n.zero;
+                    fault |= (number & !n.digit) | ((leading_zero << 1) & n.digit);
+                    nc.leading_zero = leading_zero >> 63;
+                    nc_pending = nc.leading_zero | c.number;
+                }
+            } else {
+                c.number = 0;
             }
 
             if fault & keep != 0 {
@@ -317,8 +354,9 @@ impl Scanner<'_> {
         Some(())
     }
 
-    /// True when a literal (`true`, `false` or `null`, by its first letter) stands whole at
-    /// `i`, with a byte after it that ends a scalar.
+    /// True when a literal (`true`, `false` or `null`, by its first letter: any other letter is
+    /// taken for `null`, and fails) stands whole at `i`, with a byte after it that ends a
+    /// scalar.
     #[inline]
     fn literal_ends_at(&self, i: usize) -> bool {
         let b = self.b;
@@ -341,7 +379,7 @@ impl Scanner<'_> {
 /// their grammar, as masks; `None` for a number the token walk must read (an exponent of three
 /// digits or more).
 #[inline(always)]
-fn number_faults(t: &Structure, number: u64, start: u64, c: &mut NumberCarries) -> Option<u64> {
+fn number_faults(t: &Scalars, number: u64, start: u64, c: &mut NumberCarries) -> Option<u64> {
     let minus = t.minus & number;
     let plus = t.plus & number;
     let point = t.point & number;
@@ -388,8 +426,7 @@ fn number_faults(t: &Structure, number: u64, start: u64, c: &mut NumberCarries) 
 /// [`Scanner::bulk_rest`] as a scan over a kernel, for `arch` to run with the widest one.
 struct Bulk<'sc, 'buf> {
     sc: &'sc mut Scanner<'buf>,
-    kinds: u64,
-    depth: usize,
+    levels: u64,
     limit: usize,
 }
 
@@ -398,8 +435,7 @@ impl KernelScan for Bulk<'_, '_> {
 
     #[inline(always)]
     fn run(self, kernel: impl Kernel) -> Self::Output {
-        self.sc
-            .bulk_with(kernel, self.kinds, self.depth, self.limit)
+        self.sc.bulk_with(kernel, self.levels, self.limit)
     }
 }
 
