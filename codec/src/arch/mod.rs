@@ -7,41 +7,17 @@
 //! - On x86_64 the masks of 16-byte chunks come from SSE2 compares through `safe_arch` (SSE2 is
 //!   the target's baseline, so this needs no `unsafe`); every other target takes the portable
 //!   loops beside them, which tests also build to check the SSE2 ones.
-//! - The masks of 64-byte blocks, which the scan of long strings reads, come from the widest
-//!   extension the CPU has, chosen at run time ([`with_widest_masks`]): AVX-512BW or AVX2 in
-//!   `wide`, else four SSE2 chunks ([`masks64`]).
-//!   A scan written once over any block masks is a [`BlockScan`]; `wide` runs it inside a
-//!   function compiled for its extension, so the masks inline into it.
+//! - The masks of 64-byte blocks, which the scan of long strings and the bulk scan of large
+//!   containers read, come from a [`Kernel`] of the widest extension the CPU has, chosen at run
+//!   time ([`with_widest_kernel`]): AVX-512BW or AVX2 in `wide`, else four SSE2 chunks
+//!   ([`Baseline`]). A scan written once over any kernel is a [`KernelScan`]; `wide` runs it
+//!   inside a function compiled for its extension, so the masks inline into it.
 //!
 //! Build with `RUSTFLAGS="--cfg janus_codec_safe"` to leave `wide` (the only `unsafe` code of
 //! this folder) out and use the SSE2 path everywhere.
 
 #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
 mod wide;
-
-/// A scan over 64-byte blocks, written once over the block masks it is given.
-///
-/// [`with_widest_masks`] runs it with the widest masks the CPU has. `run` should be
-/// `#[inline(always)]`, so that the scan is compiled into each extension's function with that
-/// extension's masks.
-pub(crate) trait BlockScan {
-    /// What the scan returns.
-    type Output;
-
-    /// Runs the scan; `masks` gives the masks of one block, as [`masks64`] does.
-    fn run(self, masks: impl Fn(&[u8; 64]) -> (u64, u64)) -> Self::Output;
-}
-
-/// Runs `scan` with the block masks of the widest vectors the CPU has (detected at run time,
-/// the check cached by the standard library), or with [`masks64`].
-#[inline(always)]
-pub(crate) fn with_widest_masks<S: BlockScan>(scan: S) -> S::Output {
-    #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-    if let Some(wide) = wide::Wide::detect() {
-        return wide.run(scan);
-    }
-    scan.run(masks64)
-}
 
 /// The bytes of a 64-byte block that strings care about (bit `i` for byte `i`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,6 +91,9 @@ pub(crate) trait Kernel: Copy {
     fn number_starts(self, block: &[u8; 64]) -> u64;
     /// The number masks of `block`.
     fn scalars(self, block: &[u8; 64]) -> Scalars;
+    /// The bytes of `block` that may follow a `\\` as a one-letter escape (`"\\/bfnrt`), and
+    /// its `u`s.
+    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64);
     /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
     fn prefix_xor(self, m: u64) -> u64;
 }
@@ -147,6 +126,9 @@ struct Classes16 {
     punctuation: Punctuation,
     controls: Controls,
     scalars: Scalars,
+    /// [`Kernel::escape_letters`].
+    letters: u64,
+    u: u64,
 }
 
 /// The kernel of the target's baseline: SSE2 compares through `safe_arch` on x86_64, plain
@@ -232,6 +214,12 @@ impl Kernel for Baseline {
     }
 
     #[inline(always)]
+    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
+        let [letters, u] = Self::assemble(block, |c| [c.letters, c.u]);
+        (letters, u)
+    }
+
+    #[inline(always)]
     fn prefix_xor(self, mut m: u64) -> u64 {
         m ^= m << 1;
         m ^= m << 2;
@@ -290,6 +278,8 @@ fn classes16(s: &[u8; 16]) -> Classes16 {
             point: eq(v, b'.'),
             exponent: eq(lower, b'e'),
         },
+        letters: b"\"\\/bfnrt".iter().fold(0, |m, &c| m | eq(v, c)),
+        u: eq(v, b'u'),
     }
 }
 
@@ -329,6 +319,8 @@ fn classes16_portable(s: &[u8; 16]) -> Classes16 {
             point: bits(&|x| x == b'.'),
             exponent: bits(&|x| matches!(x, b'e' | b'E')),
         },
+        letters: bits(&|x| b"\"\\/bfnrt".contains(&x)),
+        u: bits(&|x| x == b'u'),
     }
 }
 
@@ -350,36 +342,6 @@ pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
         }
     }
     blocks.remainder().iter().any(|&x| class(x))
-}
-
-/// True for the bytes that end a plain run of string text: `"`, `\`, and the control bytes
-/// (below 0x20), which a string must not hold raw.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-const fn is_special(x: u8) -> bool {
-    x == b'"' || x == b'\\' || x < 0x20
-}
-
-/// The masks of the special bytes (see [`is_special`]) and of the backslashes of a chunk (bit
-/// `i` for byte `i`): SSE2 compares through `safe_arch`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    use safe_arch::{
-        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, m128i, min_u8_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
-    };
-    let v = m128i::from(*s);
-    let backslashes = cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b'\\' as i8));
-    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
-    let flipped = bitxor_m128i(v, set_splat_i8_m128i(2));
-    let low = min_u8_m128i(flipped, set_splat_i8_m128i(0x20));
-    let quote_or_control = cmp_eq_mask_i8_m128i(low, flipped);
-    let special = bitor_m128i(quote_or_control, backslashes);
-    (
-        u64::from(move_mask_i8_m128i(special) as u16),
-        u64::from(move_mask_i8_m128i(backslashes) as u16),
-    )
 }
 
 /// The mask of the quotes of a chunk, and that of its bytes that a short plain string must not
@@ -424,37 +386,6 @@ fn quotes16_portable(s: &[u8; 16]) -> (u64, u64) {
 #[inline(always)]
 pub(crate) fn quotes16(s: &[u8; 16]) -> (u64, u64) {
     quotes16_portable(s)
-}
-
-/// The portable [`masks16`], also built in tests to check the SSE2 one.
-#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-#[inline(always)]
-fn masks16_portable(s: &[u8; 16]) -> (u64, u64) {
-    s.iter().enumerate().fold((0, 0), |(m, b), (i, &x)| {
-        (
-            m | u64::from(is_special(x)) << i,
-            b | u64::from(x == b'\\') << i,
-        )
-    })
-}
-
-/// The portable path of [`masks16`].
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-fn masks16(s: &[u8; 16]) -> (u64, u64) {
-    masks16_portable(s)
-}
-
-/// The [`masks16`] of a 64-byte block: four chunks' masks side by side.
-#[inline(always)]
-pub(crate) fn masks64(block: &[u8; 64]) -> (u64, u64) {
-    let mut m = (0, 0);
-    for (i, chunk) in block.chunks_exact(16).enumerate() {
-        let (special, backslashes) = masks16(chunk.try_into().unwrap_or(&[0; 16]));
-        m.0 |= special << (16 * i);
-        m.1 |= backslashes << (16 * i);
-    }
-    m
 }
 
 /// True for the bytes a JSON string must escape: `"`, `\`, and the control bytes.
@@ -520,16 +451,8 @@ mod tests {
             b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe0, 0xff, b' ', b'\n',
         ];
         let n = if cfg!(miri) { 200 } else { 20_000 };
-        for block in blocks::<64>(&alphabet, n, 0x9E37_79B9_7F4A_7C15) {
-            let whole = masks64(&block);
-            for (i, chunk) in block.chunks_exact(16).enumerate() {
-                let chunk: &[u8; 16] = chunk.try_into().unwrap();
-                let m = masks16(chunk);
-                assert_eq!(m, masks16_portable(chunk), "{chunk:?}");
-                assert_eq!((whole.0 >> (16 * i)) & 0xffff, m.0);
-                assert_eq!((whole.1 >> (16 * i)) & 0xffff, m.1);
-                assert_eq!(quotes16(chunk), quotes16_portable(chunk), "{chunk:?}");
-            }
+        for chunk in blocks::<16>(&alphabet, n, 0x9E37_79B9_7F4A_7C15) {
+            assert_eq!(quotes16(&chunk), quotes16_portable(&chunk), "{chunk:?}");
         }
     }
 

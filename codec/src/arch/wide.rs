@@ -1,31 +1,34 @@
-//! The block masks of long strings with wider vectors than the x86_64 baseline, picked at
-//! run time: with `text`, the only `unsafe` code in Janus.
+//! The block masks of long strings and of the bulk scan with wider vectors than the x86_64
+//! baseline, picked at run time: with `text`, the only `unsafe` code in Janus.
 //!
 //! Long strings (tool results, arguments, base64 images) are most of the bytes a server reads,
-//! and their scan is bound by vector width: SSE2 makes the masks of a 64-byte block from four
-//! 16-byte compares, AVX2 from two 32-byte ones, AVX-512BW from one that yields the masks
-//! directly.
+//! and large containers the most tokens; their scans are bound by vector width: SSE2 makes the
+//! masks of a 64-byte block from four 16-byte compares, AVX2 from two 32-byte ones, AVX-512BW
+//! from one that yields a mask directly.
 //! The x86_64 baseline has neither, so the code that uses them is compiled with
 //! `#[target_feature]`, and calling such a function is `unsafe`: the caller must know the CPU
 //! has the feature.
 //! [`Wide`] is that knowledge as a value: only [`Wide::detect`] makes one, after the standard
 //! library's run-time check, so holding one is the proof each call below needs.
-//! The scan itself is a safe [`BlockScan`] (the scanner's string scan), inlined into each
-//! `#[target_feature]` function with that function's block masks; nothing else differs
-//! between the paths.
+//! The scans themselves are safe [`KernelScan`]s (the scanner's string scan and its bulk scan),
+//! inlined into each `#[target_feature]` function with that function's [`Kernel`]; nothing else
+//! differs between the paths.
 //! The README's "How the codec gets there" gives what this gains.
 //!
 //! Build with `RUSTFLAGS="--cfg janus_codec_safe"` to leave this module out and use the SSE2
 //! path everywhere.
 #![allow(unsafe_code)]
 
-use super::{BlockScan, Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
+use super::{Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
-    _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8, _mm256_xor_si256, _mm512_cmpeq_epi8_mask,
-    _mm512_cmple_epu8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
-    _mm512_or_si512, _mm512_set1_epi8, _mm512_sub_epi8, _mm512_test_epi8_mask, _mm512_xor_si512,
+    __m128i, __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x,
+    _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_sub_epi8,
+    _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask,
+    _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
+    _mm512_test_epi8_mask,
 };
 
 /// A vector extension the CPU running this process has.
@@ -53,21 +56,6 @@ impl Wide {
         }
     }
 
-    /// Runs `scan` with this extension's block masks.
-    #[inline]
-    pub(crate) fn run<S: BlockScan>(self, scan: S) -> S::Output {
-        match self {
-            // SAFETY: a `Wide::Avx512` exists only when the CPU has AVX-512BW (the INVARIANT
-            // of `Wide`), which is all `run_avx512` requires.
-            Self::Avx512 => unsafe { run_avx512(scan) },
-            // SAFETY: a `Wide::Avx2` exists only when the CPU has AVX2 (the INVARIANT of
-            // `Wide`), which is all `run_avx2` requires.
-            Self::Avx2 => unsafe { run_avx2(scan) },
-        }
-    }
-}
-
-impl Wide {
     /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2, each with
     /// the carry-less multiply (`pclmulqdq`) and BMI1.
     #[inline]
@@ -136,6 +124,12 @@ impl Kernel for Avx512Kernel {
     }
 
     #[inline(always)]
+    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
+        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
+        unsafe { escape_letters_avx512(block) }
+    }
+
+    #[inline(always)]
     fn prefix_xor(self, m: u64) -> u64 {
         // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx512Kernel`).
         unsafe { prefix_xor_clmul(m) }
@@ -178,6 +172,12 @@ impl Kernel for Avx2Kernel {
     fn scalars(self, block: &[u8; 64]) -> Scalars {
         // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
         unsafe { scalars_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
+        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
+        unsafe { escape_letters_avx2(block) }
     }
 
     #[inline(always)]
@@ -288,6 +288,98 @@ fn number_starts_avx512(block: &[u8; 64]) -> u64 {
         | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8))
 }
 
+/// The classes of [`Kernel::escape_letters`] by the nibbles of a byte: bit 0 to 3 mark the
+/// one-letter escapes whose high nibble is 2, 5, 6 or 7, bit 4 the `u`. A byte is of a class
+/// when its low nibble's entry and its high nibble's entry share the class's bit.
+const ESCAPES_BY_LOW_NIBBLE: [i8; 16] = {
+    let mut t = [0i8; 16];
+    t[0x2] = 0x01 | 0x04 | 0x08; // `"`, `b`, `r`
+    t[0xF] = 0x01; // `/`
+    t[0xC] = 0x02; // `\`
+    t[0x6] = 0x04; // `f`
+    t[0xE] = 0x04; // `n`
+    t[0x4] = 0x08; // `t`
+    t[0x5] = 0x10; // `u`
+    t
+};
+
+/// See [`ESCAPES_BY_LOW_NIBBLE`].
+const ESCAPES_BY_HIGH_NIBBLE: [i8; 16] = {
+    let mut t = [0i8; 16];
+    t[0x2] = 0x01;
+    t[0x5] = 0x02;
+    t[0x6] = 0x04;
+    t[0x7] = 0x08 | 0x10;
+    t
+};
+
+/// [`Kernel::escape_letters`] from two nibble lookups, straight into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn escape_letters_avx512(block: &[u8; 64]) -> (u64, u64) {
+    let v = load64(block);
+    let table = |t: [i8; 16]| {
+        let lane = vector16(t);
+        _mm512_broadcast_i32x4(lane)
+    };
+    let nibble = _mm512_set1_epi8(0x0f);
+    let low = _mm512_and_si512(v, nibble);
+    let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), nibble);
+    let classes = _mm512_and_si512(
+        _mm512_shuffle_epi8(table(ESCAPES_BY_LOW_NIBBLE), low),
+        _mm512_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
+    );
+    (
+        _mm512_test_epi8_mask(classes, _mm512_set1_epi8(0x0f)),
+        _mm512_test_epi8_mask(classes, _mm512_set1_epi8(0x10)),
+    )
+}
+
+/// [`Kernel::escape_letters`] from two nibble lookups per 32-byte half.
+#[target_feature(enable = "avx2")]
+fn escape_letters_avx2(block: &[u8; 64]) -> (u64, u64) {
+    let table = |t: [i8; 16]| {
+        let lane = vector16(t);
+        _mm256_broadcastsi128_si256(lane)
+    };
+    let classes = |v: __m256i| {
+        let nibble = _mm256_set1_epi8(0x0f);
+        let low = _mm256_and_si256(v, nibble);
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(table(ESCAPES_BY_LOW_NIBBLE), low),
+            _mm256_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
+        )
+    };
+    let class = |bit: i8| {
+        halves(block, move |v| {
+            let hit = _mm256_and_si256(classes(v), _mm256_set1_epi8(bit));
+            // Nonzero bytes: not equal to zero, so their compare with zero is false.
+            _mm256_xor_si256(
+                _mm256_cmpeq_epi8(hit, _mm256_setzero_si256()),
+                _mm256_set1_epi8(-1),
+            )
+        })
+    };
+    (class(0x0f), class(0x10))
+}
+
+/// The 16 bytes of `t` as a vector.
+#[target_feature(enable = "sse2")]
+fn vector16(t: [i8; 16]) -> __m128i {
+    _mm_setr_epi8(
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
+        t[14], t[15],
+    )
+}
+
+/// Loads the 32 bytes of `half`.
+#[target_feature(enable = "avx2")]
+fn load32(half: &[u8]) -> __m256i {
+    assert_eq!(half.len(), 32);
+    // SAFETY: `half` holds 32 readable bytes (asserted), the width of one unaligned load.
+    unsafe { _mm256_loadu_si256(half.as_ptr().cast()) }
+}
+
 /// The bit mask of the bytes of `block` where `f` of their 32-byte half sets the high bit.
 #[target_feature(enable = "avx2")]
 fn halves(block: &[u8; 64], f: impl Fn(__m256i) -> __m256i) -> u64 {
@@ -389,70 +481,6 @@ fn number_starts_avx2(block: &[u8; 64]) -> u64 {
     })
 }
 
-/// `scan` compiled with AVX-512BW, its block masks inlined.
-///
-/// # Safety
-///
-/// The CPU must have AVX-512BW.
-#[target_feature(enable = "avx512bw")]
-unsafe fn run_avx512<S: BlockScan>(scan: S) -> S::Output {
-    scan.run(|block| masks64_avx512(block))
-}
-
-/// `scan` compiled with AVX2, its block masks inlined.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-unsafe fn run_avx2<S: BlockScan>(scan: S) -> S::Output {
-    scan.run(|block| masks64_avx2(block))
-}
-
-/// The masks of the special bytes (`"`, `\`, below 0x20) and of the backslashes of a block,
-/// with one 64-byte load and compares straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn masks64_avx512(block: &[u8; 64]) -> (u64, u64) {
-    // SAFETY: `block` is 64 readable bytes, the width of one unaligned load.
-    let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-    let backslashes = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8));
-    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
-    let flipped = _mm512_xor_si512(v, _mm512_set1_epi8(2));
-    let quote_or_control = _mm512_cmple_epu8_mask(flipped, _mm512_set1_epi8(0x20));
-    (quote_or_control | backslashes, backslashes)
-}
-
-/// [`masks64_avx512`] with AVX2: two halves of 32 bytes.
-#[target_feature(enable = "avx2")]
-fn masks64_avx2(block: &[u8; 64]) -> (u64, u64) {
-    let (lo, hi) = block.split_at(32);
-    let (s0, b0) = masks32_avx2(load32(lo));
-    let (s1, b1) = masks32_avx2(load32(hi));
-    (s0 | (s1 << 32), b0 | (b1 << 32))
-}
-
-/// Loads the 32 bytes of `half`.
-#[target_feature(enable = "avx2")]
-fn load32(half: &[u8]) -> __m256i {
-    assert_eq!(half.len(), 32);
-    // SAFETY: `half` holds 32 readable bytes (asserted), the width of one unaligned load.
-    unsafe { _mm256_loadu_si256(half.as_ptr().cast()) }
-}
-
-/// The masks of 32 bytes, as [`masks64_avx512`].
-#[target_feature(enable = "avx2")]
-fn masks32_avx2(v: __m256i) -> (u64, u64) {
-    let backslashes = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
-    // `x ^ 2` is at most 0x20 exactly for `"` (0x22) and the control bytes (below 0x20).
-    let flipped = _mm256_xor_si256(v, _mm256_set1_epi8(2));
-    let low = _mm256_min_epu8(flipped, _mm256_set1_epi8(0x20));
-    let special = _mm256_or_si256(_mm256_cmpeq_epi8(low, flipped), backslashes);
-    (
-        u64::from(_mm256_movemask_epi8(special).cast_unsigned()),
-        u64::from(_mm256_movemask_epi8(backslashes).cast_unsigned()),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,36 +489,6 @@ mod tests {
     const ALPHABET: [u8; 12] = [
         b'"', b'\\', b'a', 0, 0x1f, 0x20, 0x21, 0x23, 0x7f, 0x80, 0xe0, 0xff,
     ];
-
-    fn blocks(n: usize) -> impl Iterator<Item = [u8; 64]> {
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        (0..n).map(move |_| {
-            let mut block = [0u8; 64];
-            for b in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = ALPHABET[(state % ALPHABET.len() as u64) as usize];
-            }
-            block
-        })
-    }
-
-    #[test]
-    fn every_detected_extension_gives_the_baseline_masks() {
-        let n = if cfg!(miri) { 100 } else { 5_000 };
-        for block in blocks(n) {
-            let want = super::super::masks64(&block);
-            if std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: AVX-512BW was detected just above.
-                assert_eq!(unsafe { masks_avx512_for_test(&block) }, want, "{block:?}");
-            }
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2 was detected just above.
-                assert_eq!(unsafe { masks_avx2_for_test(&block) }, want, "{block:?}");
-            }
-        }
-    }
 
     #[test]
     fn every_detected_kernel_gives_the_baseline_classes() {
@@ -527,7 +525,15 @@ mod tests {
     struct Classify<'a>(&'a [u8; 64], u64);
 
     impl KernelScan for Classify<'_> {
-        type Output = (StringMasks, Punctuation, Controls, u64, Scalars, u64);
+        type Output = (
+            StringMasks,
+            Punctuation,
+            Controls,
+            u64,
+            Scalars,
+            (u64, u64),
+            u64,
+        );
 
         #[inline(always)]
         fn run(self, k: impl Kernel) -> Self::Output {
@@ -537,24 +543,9 @@ mod tests {
                 k.controls(self.0),
                 k.number_starts(self.0),
                 k.scalars(self.0),
+                k.escape_letters(self.0),
                 k.prefix_xor(self.1),
             )
         }
-    }
-
-    /// # Safety
-    ///
-    /// The CPU must have AVX-512BW.
-    #[target_feature(enable = "avx512bw")]
-    unsafe fn masks_avx512_for_test(block: &[u8; 64]) -> (u64, u64) {
-        masks64_avx512(block)
-    }
-
-    /// # Safety
-    ///
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    unsafe fn masks_avx2_for_test(block: &[u8; 64]) -> (u64, u64) {
-        masks64_avx2(block)
     }
 }

@@ -27,7 +27,7 @@ pub(crate) use bulk::BULK_AFTER;
 pub(crate) use bulk::bulk_end;
 
 use crate::Error;
-use crate::arch::{self, BlockScan, quotes16};
+use crate::arch::{self, Kernel, KernelScan, quotes16};
 
 /// The kind of a JSON value, as seen from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +80,13 @@ fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
     const EVEN: u64 = 0x5555_5555_5555_5555;
     if backslashes == 0 {
         return core::mem::take(carry);
+    }
+    let follows = (backslashes << 1) | *carry;
+    if backslashes & follows == 0 {
+        // Lone backslashes (the common case: `\n`, `\"`), none escaped itself: each escapes
+        // the byte after it.
+        *carry = backslashes >> 63;
+        return follows;
     }
     // A backslash that is itself escaped starts nothing.
     let backslashes = backslashes & !*carry;
@@ -536,29 +543,29 @@ impl<'buf> Scanner<'buf> {
     /// an escape.
     ///
     /// The text is taken 64 bytes at a time: the masks of a block give its closing quote, its
-    /// control bytes and its escapes at once.
+    /// control bytes and its escapes at once, and the letters after the backslashes are checked
+    /// on masks too; only `\u` escapes are read one by one.
     #[inline(never)]
     pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
-        arch::with_widest_masks(StringScan(self))
+        arch::with_widest_kernel(StringScan(self))
     }
 
-    /// [`Scanner::string`] with the block masks of `masks` (the baseline ones, or those of a
-    /// wider instruction set, for which this is inlined into a function that enables it).
+    /// [`Scanner::string`] with the masks of `k` (the baseline ones, or those of a wider
+    /// instruction set, for which this is inlined into a function that enables it).
     #[inline(always)]
-    pub(crate) fn string_with(
-        &mut self,
-        masks: impl Fn(&[u8; 64]) -> (u64, u64),
-    ) -> Result<(&'buf [u8], bool), Error> {
+    pub(crate) fn string_with(&mut self, k: impl Kernel) -> Result<(&'buf [u8], bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
         // This path takes any UTF-8 (and, until the frame's check, any byte above ASCII).
         self.maybe_non_ascii = true;
         let start = self.pos + 1;
-        let mut escaped = false;
+        let mut escapes = false;
         let mut at = start;
         // Bytes escaped by a backslash at the end of the block before.
         let mut carry = 0;
+        // Past a surrogate pair's first `\u`: its second one is part of it.
+        let mut escapes_from = start;
         let mut padded = [b' '; 64];
-        'blocks: loop {
+        loop {
             // The last block is padded with spaces, which are not special.
             let (block, len) = match chunk64(self.b, at) {
                 Some(block) => (block, 64),
@@ -568,39 +575,66 @@ impl<'buf> Scanner<'buf> {
                     (&padded, rest.len())
                 }
             };
-            let (special, backslashes) = masks(block);
-            // Escaped quotes and backslashes are text: what is left is the closing quote,
-            // control bytes, and the backslashes that start escapes. Each is handled in turn,
-            // but finding the next one does not wait for the check of the one before.
-            let mut m = special & !escaped_bytes(backslashes, &mut carry);
-            while m != 0 {
-                let i = at + m.trailing_zeros() as usize;
-                match self.b[i] {
-                    b'"' => {
-                        self.pos = i + 1;
-                        return Ok((&self.b[start..i], escaped));
-                    }
-                    b'\\' => {}
-                    _ => return Err(Error::BadString),
+            let s = k.strings(block);
+            let escaped = escaped_bytes(s.backslash, &mut carry);
+            // The string ends at its first quote that no backslash escapes; a control byte
+            // before that is a fault. Escapes after it are another string's.
+            let stops = (s.quote | s.control) & !escaped;
+            let before = stops.wrapping_sub(1) & !stops;
+            let escaped = escaped & before;
+            if escaped != 0 {
+                escapes = true;
+                let (letters, u) = k.escape_letters(block);
+                if escaped & !(letters | u) != 0 {
+                    // A fault: each escape in turn names it.
+                    return Err(self.escape_fault(escaped, at));
                 }
-                escaped = true;
-                let after = self.escape(i)?;
-                m &= m - 1;
-                if after > i + 6 {
-                    // A surrogate pair: its second `\u` is part of it.
-                    if after - at >= 64 {
-                        at = after;
-                        carry = 0;
-                        continue 'blocks;
+                let mut units = escaped & u;
+                while units != 0 {
+                    // The escape's backslash is just before its `u` (at `at - 1` for bit 0).
+                    let i = at + units.trailing_zeros() as usize - 1;
+                    if i >= escapes_from {
+                        escapes_from = self.escape(i)?;
                     }
-                    m &= !0 << (after - at);
+                    units &= units - 1;
                 }
+            }
+            if stops != 0 {
+                let end = at + stops.trailing_zeros() as usize;
+                if self.b[end] != b'"' {
+                    return Err(Error::BadString);
+                }
+                self.pos = end + 1;
+                return Ok((&self.b[start..end], escapes));
             }
             if len < 64 {
                 return Err(Error::Truncated);
             }
             at += 64;
         }
+    }
+
+    /// The fault among the escapes of a block at `at` whose escaped bytes are `escaped`, found
+    /// by checking each escape in turn.
+    #[cold]
+    #[inline(never)]
+    fn escape_fault(&self, escaped: u64, at: usize) -> Error {
+        // The escaping backslashes: each just before an escaped byte (bit 0's may lie in the
+        // block before).
+        let mut starts = escaped;
+        let mut from = 0;
+        while starts != 0 {
+            let i = at + starts.trailing_zeros() as usize - 1;
+            if i >= from {
+                match self.escape(i) {
+                    Ok(after) => from = after,
+                    Err(e) => return e,
+                }
+            }
+            starts &= starts - 1;
+        }
+        // Not reached for a block with a bad escape; the scan stops there all the same.
+        Error::BadString
     }
 
     /// Checks the escape whose `\` is at `i`; returns the offset just after it.
@@ -1151,15 +1185,15 @@ impl<'buf> Scanner<'buf> {
     }
 }
 
-/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest masks.
+/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest kernel.
 struct StringScan<'sc, 'buf>(&'sc mut Scanner<'buf>);
 
-impl<'buf> BlockScan for StringScan<'_, 'buf> {
+impl<'buf> KernelScan for StringScan<'_, 'buf> {
     type Output = Result<(&'buf [u8], bool), Error>;
 
     #[inline(always)]
-    fn run(self, masks: impl Fn(&[u8; 64]) -> (u64, u64)) -> Self::Output {
-        self.0.string_with(masks)
+    fn run(self, kernel: impl Kernel) -> Self::Output {
+        self.0.string_with(kernel)
     }
 }
 
@@ -1331,7 +1365,7 @@ mod tests {
 
     #[test]
     fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
-        // `string` takes the widest vectors the CPU has; `string_with(masks64)` is the SSE2
+        // `string` takes the widest vectors the CPU has; `string_with(Baseline)` is the SSE2
         // path every other build uses. Random strings with escapes, faults and block ends.
         let pieces: [&str; 12] = [
             "abc",
@@ -1360,7 +1394,7 @@ mod tests {
             let mut wide = Scanner::new(text.as_bytes(), 8);
             let mut base = Scanner::new(text.as_bytes(), 8);
             let got = wide.string();
-            assert_eq!(got, base.string_with(arch::masks64), "{text:?}");
+            assert_eq!(got, base.string_with(arch::Baseline), "{text:?}");
             if got.is_ok() {
                 assert_eq!(wide.pos, base.pos, "{text:?}");
             }
