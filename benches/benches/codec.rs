@@ -8,7 +8,7 @@
 
 use bytes::BytesMut;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use janus_bench::baseline::{self, SimdScratch};
+use janus_bench::baseline::{self, Scratch};
 use janus_bench::corpus;
 use janus_bench::quick::{Contender, copies_for, stream_of, time_stream};
 use janus_codec::{Frame, FrameCodec, FrameRef, IdBuf, encode};
@@ -20,7 +20,7 @@ fn time_iters(who: Contender, item: &corpus::Item, iters: u64) -> Duration {
     let frame = &item.frame[..];
     let per = copies_for(frame.len()).min(iters as usize).max(1);
     let stream = stream_of(frame, per);
-    let mut scratch = SimdScratch::default();
+    let mut scratch = Scratch::default();
     let mut left = iters as usize;
     let mut total = Duration::ZERO;
     while left > 0 {

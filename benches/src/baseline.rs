@@ -146,23 +146,27 @@ fn value_kind(v: &serde_json::Value) -> Option<(bool, bool)> {
     Some((request, modern))
 }
 
-/// Reusable buffers for the simd-json baseline (it parses a mutable copy in place).
+/// Buffers that readers keep from one round to the next, as a long-lived reader keeps its
+/// buffers: the simd-json baseline's copy (it parses a mutable copy in place) and its parse
+/// buffers, and Janus's input buffer.
 #[derive(Default)]
-pub struct SimdScratch {
+pub struct Scratch {
     copy: Vec<u8>,
     buffers: simd_json::Buffers,
+    /// Janus's input buffer, filled with the stream before each round.
+    pub input: bytes::BytesMut,
 }
 
 /// simd-json into a borrowed value (the frame copied into a reused buffer first, since simd-json
 /// parses in place), then lookups.
 #[must_use]
-pub fn simd_borrowed(frame: &[u8], scratch: &mut SimdScratch) -> Option<(bool, bool)> {
+pub fn simd_borrowed(frame: &[u8], scratch: &mut Scratch) -> Option<(bool, bool)> {
     simd_borrowed_text(line(frame), scratch)
 }
 
 /// [`simd_borrowed`] of JSON text.
 #[must_use]
-pub fn simd_borrowed_text(text: &[u8], scratch: &mut SimdScratch) -> Option<(bool, bool)> {
+pub fn simd_borrowed_text(text: &[u8], scratch: &mut Scratch) -> Option<(bool, bool)> {
     use simd_json::prelude::*;
     scratch.copy.clear();
     scratch.copy.extend_from_slice(text);
@@ -256,7 +260,7 @@ pub(crate) mod tests {
     }
 
     fn baselines_agree() {
-        let mut scratch = SimdScratch::default();
+        let mut scratch = Scratch::default();
         for item in corpus::everything() {
             let text = if item.body {
                 body(&item.frame)

@@ -96,6 +96,8 @@ pub(crate) trait Kernel: Copy {
     fn escape_letters(self, block: &[u8; 64]) -> (u64, u64);
     /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
     fn prefix_xor(self, m: u64) -> u64;
+    /// Asks for the cache line of `b` at `at` (if there is one) to be loaded ahead of its use.
+    fn prefetch(self, b: &[u8], at: usize);
 }
 
 /// A scan written once over any [`Kernel`]; [`with_widest_kernel`] runs it with the widest one
@@ -218,6 +220,9 @@ impl Kernel for Baseline {
         let [letters, u] = Self::assemble(block, |c| [c.letters, c.u]);
         (letters, u)
     }
+
+    #[inline(always)]
+    fn prefetch(self, _: &[u8], _: usize) {}
 
     #[inline(always)]
     fn prefix_xor(self, mut m: u64) -> u64 {

@@ -21,13 +21,13 @@
 
 use super::{Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x,
-    _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
-    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_sub_epi8,
-    _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask,
-    _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
+    __m128i, __m256i, __m512i, _MM_HINT_T0, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_prefetch,
+    _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256,
+    _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+    _mm256_sub_epi8, _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
+    _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
+    _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
     _mm512_test_epi8_mask,
 };
 
@@ -130,6 +130,11 @@ impl Kernel for Avx512Kernel {
     }
 
     #[inline(always)]
+    fn prefetch(self, b: &[u8], at: usize) {
+        prefetch(b, at);
+    }
+
+    #[inline(always)]
     fn prefix_xor(self, m: u64) -> u64 {
         // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx512Kernel`).
         unsafe { prefix_xor_clmul(m) }
@@ -181,6 +186,11 @@ impl Kernel for Avx2Kernel {
     }
 
     #[inline(always)]
+    fn prefetch(self, b: &[u8], at: usize) {
+        prefetch(b, at);
+    }
+
+    #[inline(always)]
     fn prefix_xor(self, m: u64) -> u64 {
         // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx2Kernel`).
         unsafe { prefix_xor_clmul(m) }
@@ -213,6 +223,17 @@ unsafe fn run_kernel_avx2<S: KernelScan>(scan: S) -> S::Output {
 fn prefix_xor_clmul(m: u64) -> u64 {
     let product = _mm_clmulepi64_si128::<0>(_mm_set_epi64x(0, m.cast_signed()), _mm_set1_epi8(-1));
     _mm_cvtsi128_si64(product).cast_unsigned()
+}
+
+/// Asks for the cache line of `b` at `at` to be loaded ahead of its use (nothing past the end
+/// of `b`).
+#[inline(always)]
+fn prefetch(b: &[u8], at: usize) {
+    if let Some(byte) = b.get(at) {
+        // SAFETY: a prefetch reads nothing the program sees and cannot fault; the address is
+        // that of a byte of `b` all the same.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(byte).cast()) };
+    }
 }
 
 /// Loads the 64 bytes of `block`.

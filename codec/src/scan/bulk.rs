@@ -28,6 +28,8 @@
 use super::{Containers, Scanner, escaped_bytes};
 use crate::arch::{self, Kernel, KernelScan, Scalars};
 
+const PREFETCH: usize = 2048;
+
 /// How many bytes a container's token walk takes before it hands the rest to the bulk scan.
 /// Small containers (most of a small message) never reach it.
 pub(crate) const BULK_AFTER: usize = 192;
@@ -153,6 +155,7 @@ impl Scanner<'_> {
         let mut escapes_from = at;
         let newline = if self.newline_ends { 0 } else { !0 };
         loop {
+            k.prefetch(b, at + PREFETCH);
             // The last block is padded with spaces, which are white space.
             let (block, len) = match super::chunk64(b, at) {
                 Some(block) => (block, 64),

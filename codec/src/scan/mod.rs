@@ -46,6 +46,11 @@ pub(crate) enum Kind {
     Null,
 }
 
+/// How far ahead of a long string's scan its bytes are asked for: the hardware's own
+/// prefetch leaves a scan of several GB/s waiting on memory once its text is out of the
+/// caches.
+const STRING_PREFETCH: usize = 4096;
+
 /// The sixteen bytes of `b` from `at`, when there are that many.
 #[inline(always)]
 fn chunk16(b: &[u8], at: usize) -> Option<&[u8; 16]> {
@@ -566,6 +571,7 @@ impl<'buf> Scanner<'buf> {
         let mut escapes_from = start;
         let mut padded = [b' '; 64];
         loop {
+            k.prefetch(self.b, at + STRING_PREFETCH);
             // The last block is padded with spaces, which are not special.
             let (block, len) = match chunk64(self.b, at) {
                 Some(block) => (block, 64),
