@@ -101,7 +101,8 @@ pub(crate) trait Kernel: Copy {
 }
 
 /// A scan written once over any [`Kernel`]; [`with_widest_kernel`] runs it with the widest one
-/// the CPU has. `run` should be `#[inline(always)]`, as [`BlockScan::run`].
+/// the CPU has. `run` should be `#[inline(always)]`, so that the scan is compiled into each
+/// extension's function with that extension's masks.
 pub(crate) trait KernelScan {
     /// What the scan returns.
     type Output;

@@ -1,9 +1,9 @@
 //! The structural scanner: one validating pass over JSON text, no DOM.
 //!
 //! The scanner walks a frame as bytes, not yet known to be UTF-8, and checks the JSON grammar
-//! as RFC 8259 and `serde_json` define it: strings (no raw control characters, only the defined escapes, `\u` surrogates in
-//! pairs), numbers (grammar, and a value that fits a double, as `serde_json` demands),
-//! literals, and nesting up to a limit.
+//! as RFC 8259 and `serde_json` define it: strings (no raw control characters, only the
+//! defined escapes, `\u` surrogates in pairs), numbers (grammar, and a value that fits a
+//! double, as `serde_json` demands), literals, and nesting up to a limit.
 //! It is iterative: nesting costs one bit of a small inline stack, never a stack frame, so no
 //! input can overflow the call stack.
 //!
@@ -11,9 +11,13 @@
 //! bytes). A short plain string (most keys and values) is skipped inline from the masks of one
 //! 16-byte chunk, where its end comes from the quote mask alone and the other mask only
 //! confirms it (the walk is bound by the latency from one token's end to the next); longer
-//! ones walk their escapes through the masks of 64-byte blocks.
+//! ones, and those with escapes, are read 64 bytes at a time (`string.rs`). Numbers are read
+//! in `number.rs`.
+//! Once a container's walk has taken [`BULK_AFTER`] bytes, the rest of it goes to the bulk
+//! scan (`bulk.rs`), which validates 64 bytes at a time from masks of each block, with no
+//! step per token.
 //! The masks come from `arch`: SSE2 compares through `safe_arch` (a plain loop on other
-//! targets), and for long strings AVX2 or AVX-512BW when the CPU has them.
+//! targets), and for blocks of 64 bytes the kernels of AVX2 or AVX-512BW when the CPU has them.
 //!
 //! The scan notes whether it took any byte above ASCII (all of them sit inside strings):
 //! a frame scanned whole without one is ASCII, so it is UTF-8 without a second pass, and any
@@ -21,13 +25,18 @@
 //! a string may be anything above ASCII.
 
 mod bulk;
+mod number;
+mod string;
+
+use string::escaped_bytes;
+pub(crate) use string::trusted_string_end;
 
 pub(crate) use bulk::BULK_AFTER;
 #[cfg(test)]
 pub(crate) use bulk::bulk_end;
 
 use crate::Error;
-use crate::arch::{self, Kernel, KernelScan, quotes16};
+use crate::arch::quotes16;
 
 /// The kind of a JSON value, as seen from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,11 +54,6 @@ pub(crate) enum Kind {
     Bool,
     Null,
 }
-
-/// How far ahead of a long string's scan its bytes are asked for: the hardware's own
-/// prefetch leaves a scan of several GB/s waiting on memory once its text is out of the
-/// caches.
-const STRING_PREFETCH: usize = 4096;
 
 /// The sixteen bytes of `b` from `at`, when there are that many.
 #[inline(always)]
@@ -74,64 +78,6 @@ const fn without_lowest(m: u64) -> u64 {
 const fn up_to_lowest(m: u64) -> u64 {
     m ^ m.wrapping_sub(1)
 }
-
-/// The bytes of a block that a backslash escapes, from the block's backslashes, without a
-/// loop over them: in a run of backslashes every other one escapes the next byte, so what is
-/// escaped depends on the parity of where the run starts.
-/// `carry` is 1 when the block's first byte is escaped by a backslash at the end of the block
-/// before; it is updated for the next block.
-#[inline(always)]
-fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    if backslashes == 0 {
-        return core::mem::take(carry);
-    }
-    let follows = (backslashes << 1) | *carry;
-    if backslashes & follows == 0 {
-        // Lone backslashes (the common case: `\n`, `\"`), none escaped itself: each escapes
-        // the byte after it.
-        *carry = backslashes >> 63;
-        return follows;
-    }
-    // A backslash that is itself escaped starts nothing.
-    let backslashes = backslashes & !*carry;
-    let follows = (backslashes << 1) | *carry;
-    // Runs that start on an odd bit: adding them to the backslashes carries through each run,
-    // which leaves a bit just past the run; the parity of the run's start flips the pattern.
-    let odd_starts = backslashes & !EVEN & !follows;
-    let (sum, overflow) = odd_starts.overflowing_add(backslashes);
-    *carry = u64::from(overflow);
-    (EVEN ^ (sum << 1)) & follows
-}
-
-/// The bytes that make a one-letter escape after a `\` (`\n`, `\"`, ...).
-const ONE_LETTER_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let letters = *b"\"\\/bfnrt";
-    let mut i = 0;
-    while i < letters.len() {
-        t[letters[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
-
-/// The value of each hex digit; 0xff for other bytes.
-const HEX: [u8; 256] = {
-    let mut t = [0xff; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
 
 /// A stack of container kinds (object or array), as a shift register: bit 0 of `inner` is
 /// the top container, bit `j` the one `j` levels under it, for the 64 innermost levels; a push
@@ -543,340 +489,6 @@ impl<'buf> Scanner<'buf> {
         self.key_bytes().map(|_| ())
     }
 
-    /// Reads a string whose opening quote is at the cursor.
-    /// Returns its contents (between the quotes, escapes left as they are) and whether it holds
-    /// an escape.
-    ///
-    /// The text is taken 64 bytes at a time: the masks of a block give its closing quote, its
-    /// control bytes and its escapes at once, and the letters after the backslashes are checked
-    /// on masks too; only `\u` escapes are read one by one.
-    #[inline(never)]
-    pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
-        arch::with_widest_kernel(StringScan(self))
-    }
-
-    /// [`Scanner::string`] with the masks of `k` (the baseline ones, or those of a wider
-    /// instruction set, for which this is inlined into a function that enables it).
-    #[inline(always)]
-    pub(crate) fn string_with(&mut self, k: impl Kernel) -> Result<(&'buf [u8], bool), Error> {
-        debug_assert_eq!(self.peek(), Some(b'"'));
-        // This path takes any UTF-8 (and, until the frame's check, any byte above ASCII).
-        self.maybe_non_ascii = true;
-        let start = self.pos + 1;
-        let mut escapes = false;
-        let mut at = start;
-        // Bytes escaped by a backslash at the end of the block before.
-        let mut carry = 0;
-        // Past a surrogate pair's first `\u`: its second one is part of it.
-        let mut escapes_from = start;
-        let mut padded = [b' '; 64];
-        loop {
-            k.prefetch(self.b, at + STRING_PREFETCH);
-            // The last block is padded with spaces, which are not special.
-            let (block, len) = match chunk64(self.b, at) {
-                Some(block) => (block, 64),
-                None => {
-                    let rest = self.b.get(at..).unwrap_or_default();
-                    padded[..rest.len()].copy_from_slice(rest);
-                    (&padded, rest.len())
-                }
-            };
-            let s = k.strings(block);
-            let escaped = escaped_bytes(s.backslash, &mut carry);
-            // The string ends at its first quote that no backslash escapes; a control byte
-            // before that is a fault. Escapes after it are another string's.
-            let stops = (s.quote | s.control) & !escaped;
-            let before = stops.wrapping_sub(1) & !stops;
-            let escaped = escaped & before;
-            if escaped != 0 {
-                escapes = true;
-                let (letters, u) = k.escape_letters(block);
-                if escaped & !(letters | u) != 0 {
-                    // A fault: each escape in turn names it.
-                    return Err(self.escape_fault(escaped, at));
-                }
-                let mut units = escaped & u;
-                while units != 0 {
-                    // The escape's backslash is just before its `u` (at `at - 1` for bit 0).
-                    let i = at + units.trailing_zeros() as usize - 1;
-                    if i >= escapes_from {
-                        escapes_from = self.escape(i)?;
-                    }
-                    units &= units - 1;
-                }
-            }
-            if stops != 0 {
-                let end = at + stops.trailing_zeros() as usize;
-                if self.b[end] != b'"' {
-                    return Err(Error::BadString);
-                }
-                self.pos = end + 1;
-                return Ok((&self.b[start..end], escapes));
-            }
-            if len < 64 {
-                return Err(Error::Truncated);
-            }
-            at += 64;
-        }
-    }
-
-    /// The fault among the escapes of a block at `at` whose escaped bytes are `escaped`, found
-    /// by checking each escape in turn.
-    #[cold]
-    #[inline(never)]
-    fn escape_fault(&self, escaped: u64, at: usize) -> Error {
-        // The escaping backslashes: each just before an escaped byte (bit 0's may lie in the
-        // block before).
-        let mut starts = escaped;
-        let mut from = 0;
-        while starts != 0 {
-            let i = at + starts.trailing_zeros() as usize - 1;
-            if i >= from {
-                match self.escape(i) {
-                    Ok(after) => from = after,
-                    Err(e) => return e,
-                }
-            }
-            starts &= starts - 1;
-        }
-        // Not reached for a block with a bad escape; the scan stops there all the same.
-        Error::BadString
-    }
-
-    /// Checks the escape whose `\` is at `i`; returns the offset just after it.
-    /// One-letter escapes and `\u` outside the surrogates are decided here, the rest (and
-    /// every fault) by [`Scanner::escape_slow`].
-    #[inline(always)]
-    fn escape(&self, i: usize) -> Result<usize, Error> {
-        match self.b.get(i + 1) {
-            Some(&x) if ONE_LETTER_ESCAPE[usize::from(x)] => return Ok(i + 2),
-            Some(b'u') => {
-                if let Some(w) = self.b.get(i + 2..i + 6) {
-                    let h = [w[0], w[1], w[2], w[3]].map(|x| HEX[usize::from(x)]);
-                    let hex = (h[0] | h[1] | h[2] | h[3]) < 16;
-                    let surrogate = (h[0] == 0xD) & (h[1] >= 8);
-                    if hex & !surrogate {
-                        return Ok(i + 6);
-                    }
-                }
-            }
-            _ => {}
-        }
-        self.escape_slow(i)
-    }
-
-    /// [`Scanner::escape`] for surrogates, faults, and `\u` escapes at the end of the text
-    /// (one-letter escapes never get here).
-    #[cold]
-    #[inline(never)]
-    fn escape_slow(&self, i: usize) -> Result<usize, Error> {
-        match self.b.get(i + 1) {
-            Some(b'u') => self.unicode_escape(i),
-            Some(_) => Err(Error::BadString),
-            None => Err(Error::Truncated),
-        }
-    }
-
-    /// Checks a `\uXXXX` escape (a surrogate pair is two of them) at `i`.
-    fn unicode_escape(&self, i: usize) -> Result<usize, Error> {
-        let unit = self.hex4(i + 2)?;
-        match unit {
-            0xD800..=0xDBFF => {
-                // NB. serde_json refuses a high surrogate that is not followed by a low one.
-                if self.b.get(i + 6) == Some(&b'\\') && self.b.get(i + 7) == Some(&b'u') {
-                    let low = self.hex4(i + 8)?;
-                    if (0xDC00..=0xDFFF).contains(&low) {
-                        return Ok(i + 12);
-                    }
-                } else if i + 6 >= self.b.len() {
-                    return Err(Error::Truncated);
-                }
-                Err(Error::LoneSurrogate)
-            }
-            0xDC00..=0xDFFF => Err(Error::LoneSurrogate),
-            _ => Ok(i + 6),
-        }
-    }
-
-    fn hex4(&self, at: usize) -> Result<u16, Error> {
-        let Some(d) = self.b.get(at..at + 4) else {
-            return Err(
-                if self.b[at.min(self.b.len())..]
-                    .iter()
-                    .all(u8::is_ascii_hexdigit)
-                {
-                    Error::Truncated
-                } else {
-                    Error::BadString
-                },
-            );
-        };
-        let mut v = 0u16;
-        for &c in d {
-            let n = HEX[usize::from(c)];
-            if n > 15 {
-                return Err(Error::BadString);
-            }
-            v = (v << 4) | u16::from(n);
-        }
-        Ok(v)
-    }
-
-    /// Reads a number at the cursor; returns whether `serde_json` would read it as an integer.
-    ///
-    /// Numbers as messages hold them (integers of up to 18 digits, decimals, exponents of up
-    /// to two digits, with or without a sign) are read here in a few steps, runs of digits
-    /// eight bytes at a time; every other number, and every fault, in
-    /// [`Scanner::number_slow`].
-    #[inline(always)]
-    fn number(&mut self) -> Result<bool, Error> {
-        // Most numbers in messages are short positive integers (ids, counts, limits): up to 18
-        // digits always fit a `u64`.
-        let b = self.b;
-        let start = self.pos;
-        if matches!(b.get(start), Some(b'1'..=b'9')) {
-            let i = digit_run(b, start + 1);
-            if i - start <= 18 && !matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
-                self.pos = i;
-                return Ok(true);
-            }
-            return self.number_dense(Some(i));
-        }
-        self.number_dense(None)
-    }
-
-    /// [`Scanner::number`] for the rest: signs, decimals, exponents. `int_end` is where the
-    /// digits end, when [`Scanner::number`] found that already (a number without a sign).
-    #[inline(never)]
-    fn number_dense(&mut self, int_end: Option<usize>) -> Result<bool, Error> {
-        let b = self.b;
-        let start = self.pos;
-        let negative = b.get(start) == Some(&b'-');
-        let int_start = start + usize::from(negative);
-        let mut i = match (int_end, b.get(int_start)) {
-            (Some(end), _) => end,
-            (None, Some(b'1'..=b'9')) => digit_run(b, int_start + 1),
-            (None, Some(b'0')) => int_start + 1,
-            (None, _) => return self.number_slow(),
-        };
-        let int_digits = i - int_start;
-        let mut integer = true;
-        if b.get(i) == Some(&b'.') {
-            let end = digit_run(b, i + 1);
-            if end == i + 1 {
-                return self.number_slow();
-            }
-            i = end;
-            integer = false;
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            let mut d = i + 1;
-            if matches!(b.get(d), Some(b'+' | b'-')) {
-                d += 1;
-            }
-            let end = digit_run(b, d);
-            // NB. Up to 200 digits before the point and an exponent under 100, the value is
-            // below 10^300: finite, as serde_json needs.
-            if end == d || end - d > 2 || int_digits > 200 {
-                return self.number_slow();
-            }
-            i = end;
-            integer = false;
-        }
-        if integer {
-            // Up to 18 digits fit an `i64` and a `u64`; serde_json reads `-0` as a float.
-            if int_digits > 18 || (negative && b[int_start] == b'0') {
-                return self.number_slow();
-            }
-        } else if int_digits > 200 {
-            return self.number_slow();
-        }
-        self.pos = i;
-        Ok(integer)
-    }
-
-    /// [`Scanner::number`] for every number.
-    #[inline(never)]
-    fn number_slow(&mut self) -> Result<bool, Error> {
-        let b = self.b;
-        let start = self.pos;
-        let mut i = start;
-        let negative = b[i] == b'-';
-        if negative {
-            i += 1;
-        }
-        let int_start = i;
-        match b.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => i = digit_run(b, i + 1),
-            Some(_) => return Err(Error::BadNumber),
-            None => return Err(Error::Truncated),
-        }
-        let int_digits = i - int_start;
-        let int_is_zero = b[int_start] == b'0';
-        let mut integer = true;
-        if b.get(i) == Some(&b'.') {
-            i = digits(b, i + 1)?;
-            integer = false;
-        }
-        let mut exp: i64 = 0;
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            let neg_exp = match b.get(i) {
-                Some(b'-') => {
-                    i += 1;
-                    true
-                }
-                Some(b'+') => {
-                    i += 1;
-                    false
-                }
-                _ => false,
-            };
-            let d = i;
-            i = digits(b, i)?;
-            exp = b[d..i].iter().fold(0i64, |e, &c| {
-                e.saturating_mul(10).saturating_add(i64::from(c - b'0'))
-            });
-            if neg_exp {
-                exp = -exp;
-            }
-            integer = false;
-        }
-        self.pos = i;
-        // serde_json reads `-0` as a float, and integers beyond i64/u64 as floats.
-        if integer {
-            let digits = &b[int_start..i];
-            let fits = if negative {
-                !int_is_zero && fits_under(digits, b"9223372036854775808")
-            } else {
-                fits_under(digits, b"18446744073709551615")
-            };
-            if fits {
-                return Ok(true);
-            }
-        }
-        // serde_json refuses a number whose value overflows a double. Anything below 10^300 is
-        // finite; only the rare rest is parsed to find out.
-        let magnitude = if int_is_zero {
-            exp
-        } else {
-            exp.saturating_add(int_digits as i64)
-        };
-        if magnitude > 300 {
-            // The number's bytes are ASCII: the grammar above took only digits, signs, `.`
-            // and exponent letters.
-            let v: f64 = core::str::from_utf8(&b[start..i])
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .ok_or(Error::BadNumber)?;
-            if v.is_infinite() {
-                return Err(Error::BadNumber);
-            }
-        }
-        Ok(false)
-    }
-
     fn literal(&mut self, word: &'static [u8]) -> Result<(), Error> {
         let end = self.pos + word.len();
         match self.b.get(self.pos..end) {
@@ -1191,30 +803,6 @@ impl<'buf> Scanner<'buf> {
     }
 }
 
-/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest kernel.
-struct StringScan<'sc, 'buf>(&'sc mut Scanner<'buf>);
-
-impl<'buf> KernelScan for StringScan<'_, 'buf> {
-    type Output = Result<(&'buf [u8], bool), Error>;
-
-    #[inline(always)]
-    fn run(self, kernel: impl Kernel) -> Self::Output {
-        self.0.string_with(kernel)
-    }
-}
-
-/// Skips the digits from `i` on, of which there must be one at least; returns where they end.
-fn digits(b: &[u8], start: usize) -> Result<usize, Error> {
-    let i = digit_run(b, start);
-    if i > start {
-        Ok(i)
-    } else if i == b.len() {
-        Err(Error::Truncated)
-    } else {
-        Err(Error::BadNumber)
-    }
-}
-
 /// Just past the container that opens at `at` in valid JSON text: its brackets counted,
 /// its strings skipped whole (a bracket inside one is no bracket). Nothing is checked: the
 /// text must be valid, and at worst (were it not) the result is some index up to `b.len()`.
@@ -1238,172 +826,25 @@ fn skip_trusted_container(b: &[u8], at: usize) -> usize {
     b.len()
 }
 
-/// Just past the closing quote of the string whose body starts at `i`, in valid JSON text
-/// (`b.len()` when there is none).
-#[inline(always)]
-pub(crate) fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
-    while let Some(off) = b
-        .get(i..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
-        i += off;
-        if b[i] == b'"' {
-            return i + 1;
-        }
-        // An escape: its next byte is never the end.
-        i += 2;
-    }
-    b.len()
-}
-
-/// The end of the run of ASCII digits that starts at `i` (`i` itself when there is none),
-/// eight bytes a step: no branch per digit.
-#[inline(always)]
-fn digit_run(b: &[u8], mut i: usize) -> usize {
-    while let Some(w) = word_at(b, i) {
-        let m = non_digits8(w);
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while matches!(b.get(i), Some(b'0'..=b'9')) {
-        i += 1;
-    }
-    i
-}
-
 /// The eight bytes of `b` from `i` as a little-endian word (byte `i` lowest), when there are
 /// that many.
 #[inline(always)]
-fn word_at(b: &[u8], i: usize) -> Option<u64> {
+pub(super) fn word_at(b: &[u8], i: usize) -> Option<u64> {
     let eight: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
     Some(u64::from_le_bytes(eight))
-}
-
-/// The high bit of each byte of `v` (little-endian) that may not be an ASCII digit, exact
-/// up to and including the first such byte (a carry may mark bytes after it, which no
-/// caller reads).
-///
-/// A digit `0x30..=0x39` xor `0x30` is `0..=9`, and adding `0x76` leaves its high bit clear;
-/// any other byte has its high bit set by one of the two.
-#[inline(always)]
-const fn non_digits8(v: u64) -> u64 {
-    let a = v ^ 0x3030_3030_3030_3030;
-    (a.wrapping_add(0x7676_7676_7676_7676) | a) & 0x8080_8080_8080_8080
-}
-
-/// True when the decimal `digits` (no sign, no leading zero) are at most `max`.
-fn fits_under(digits: &[u8], max: &[u8]) -> bool {
-    digits.len() < max.len() || (digits.len() == max.len() && digits <= max)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check(s: &str, depth: usize) -> Result<Kind, Error> {
+    pub(super) fn check(s: &str, depth: usize) -> Result<Kind, Error> {
         let mut sc = Scanner::new(s.as_bytes(), depth);
         let k = sc.value(0)?;
         if sc.at_end() {
             Ok(k)
         } else {
             Err(Error::Syntax)
-        }
-    }
-
-    #[test]
-    fn escaped_bytes_agree_with_a_walk_over_blocks() {
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            // Backslash runs of every length, across block ends: dense random masks.
-            let blocks = [state, state.rotate_left(17) & state.rotate_left(5), !state];
-            let mut carry = 0;
-            let mut escape_next = false;
-            for backslashes in blocks {
-                let mut naive = 0;
-                for bit in 0..64 {
-                    if escape_next {
-                        naive |= 1 << bit;
-                        escape_next = false;
-                    } else if backslashes & (1 << bit) != 0 {
-                        escape_next = true;
-                    }
-                }
-                assert_eq!(
-                    escaped_bytes(backslashes, &mut carry),
-                    naive,
-                    "{backslashes:#x}"
-                );
-                assert_eq!(carry, u64::from(escape_next));
-            }
-        }
-    }
-
-    #[test]
-    fn strings_end_at_their_quote_wherever_it_falls() {
-        // Every length around the chunk sizes, plain and with escapes that cross chunks.
-        for len in 0..200 {
-            for escape in ["", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\\\"] {
-                for at in [0, 13, 15, 16, 63, 64, 100, 159, 160] {
-                    let mut body = "x".repeat(len);
-                    if at <= body.len() {
-                        body.insert_str(at, escape);
-                    }
-                    let text = format!("\"{body}\"");
-                    let mut sc = Scanner::new(text.as_bytes(), 8);
-                    assert_eq!(
-                        sc.string(),
-                        Ok((body.as_bytes(), !escape.is_empty() && at <= len))
-                    );
-                    assert_eq!(sc.pos, text.len());
-                    // The same with more text after it, so the chunk loop (not the tail) ends it.
-                    let longer = format!("{text}{}", " ".repeat(80));
-                    let mut sc = Scanner::new(longer.as_bytes(), 8);
-                    assert_eq!(sc.skip_string().map(|_| sc.pos), Ok(text.len()), "{longer}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
-        // `string` takes the widest vectors the CPU has; `string_with(Baseline)` is the SSE2
-        // path every other build uses. Random strings with escapes, faults and block ends.
-        let pieces: [&str; 12] = [
-            "abc",
-            "\\n",
-            "\\\"",
-            "\\\\",
-            "\\u00e9",
-            "\\ud83d\\ude00",
-            "\\ud800x",
-            "\\q",
-            "\u{1}",
-            "\u{e9}",
-            "\"",
-            &"p".repeat(61),
-        ];
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        let rounds = if cfg!(miri) { 300 } else { 20_000 };
-        for _ in 0..rounds {
-            let mut text = String::from("\"");
-            for _ in 0..(state % 24) {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
-            }
-            let mut wide = Scanner::new(text.as_bytes(), 8);
-            let mut base = Scanner::new(text.as_bytes(), 8);
-            let got = wide.string();
-            assert_eq!(got, base.string_with(arch::Baseline), "{text:?}");
-            if got.is_ok() {
-                assert_eq!(wide.pos, base.pos, "{text:?}");
-            }
         }
     }
 
@@ -1441,27 +882,6 @@ mod tests {
             (r#"{"a":"b""#, Error::Truncated),
         ] {
             assert_eq!(check(text, 8), Err(want), "{text}");
-        }
-    }
-
-    #[test]
-    fn string_faults_are_found_in_chunks_and_in_the_tail() {
-        for pad in [0, 5, 16, 40, 70] {
-            let x = "y".repeat(pad);
-            let cases = [
-                (format!("\"{x}\u{1}\""), Error::BadString),
-                (format!("\"{x}\\q\""), Error::BadString),
-                (format!("\"{x}\\ud800\""), Error::LoneSurrogate),
-                (format!("\"{x}\\udc00\""), Error::LoneSurrogate),
-                (format!("\"{x}\\u12g4\""), Error::BadString),
-                (format!("\"{x}"), Error::Truncated),
-                (format!("\"{x}\\u12"), Error::Truncated),
-                (format!("\"{x}\\"), Error::Truncated),
-            ];
-            for (text, want) in cases {
-                let mut sc = Scanner::new(text.as_bytes(), 8);
-                assert_eq!(sc.string(), Err(want), "{text:?}");
-            }
         }
     }
 
@@ -1532,41 +952,5 @@ mod tests {
         let huge = "[".repeat(1_000_000);
         assert_eq!(check(&huge, 128), Err(Error::TooDeep));
         assert_eq!(check(&huge, usize::MAX), Err(Error::Truncated));
-    }
-
-    #[test]
-    fn the_digit_run_ends_at_the_first_byte_that_is_no_digit() {
-        // Every byte value, at every place of an eight-byte step and of the tail after it.
-        for len in [3usize, 8, 11, 16, 21] {
-            for at in 0..len {
-                for x in 0..=255u8 {
-                    let mut b = vec![b'7'; len];
-                    b[at] = x;
-                    // The bytes after the first one that is no digit do not matter.
-                    b.extend_from_slice(&[0xff, b'5', 0]);
-                    let want = if x.is_ascii_digit() { len } else { at };
-                    assert_eq!(digit_run(&b, 0), want, "len {len}, {x:#x} at {at}");
-                }
-            }
-        }
-        assert_eq!(digit_run(b"", 0), 0);
-        assert_eq!(digit_run(b"12345678901234567890", 3), 20);
-    }
-
-    #[test]
-    fn numbers_follow_serde_json() {
-        assert_eq!(check("18446744073709551615", 8), Ok(Kind::Integer));
-        assert_eq!(check("18446744073709551616", 8), Ok(Kind::Float));
-        assert_eq!(check("-9223372036854775808", 8), Ok(Kind::Integer));
-        assert_eq!(check("-9223372036854775809", 8), Ok(Kind::Float));
-        assert_eq!(check("-0", 8), Ok(Kind::Float));
-        assert_eq!(check("1e308", 8), Ok(Kind::Float));
-        assert_eq!(check("1e309", 8), Err(Error::BadNumber));
-        assert_eq!(check("0e99999999999999999999", 8), Ok(Kind::Float));
-        assert_eq!(check("01", 8), Err(Error::Syntax));
-        assert_eq!(check("1.", 8), Err(Error::Truncated));
-        assert_eq!(check("1.e5", 8), Err(Error::BadNumber));
-        assert_eq!(check("-", 8), Err(Error::Truncated));
-        assert_eq!(check("+1", 8), Err(Error::Syntax));
     }
 }

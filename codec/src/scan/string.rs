@@ -1,0 +1,407 @@
+//! Strings: long strings scanned 64 bytes a time on the kernels' masks, and the escapes.
+//!
+//! Short plain strings (most keys and values) never get here: `mod.rs` skips them from the
+//! masks of one 16-byte chunk. Everything else (long text, escapes, bytes above ASCII) is read
+//! here, from the masks of 64-byte blocks: the closing quote and the control bytes from the
+//! quote and control masks, the escaped bytes from the backslash runs, and the letters after
+//! the backslashes from a classification of their own; only `\u` escapes are read one by one.
+
+use super::{Scanner, chunk64};
+use crate::Error;
+use crate::arch::{self, Kernel, KernelScan};
+
+/// How far ahead of a long string's scan its bytes are asked for: the hardware's own
+/// prefetch leaves a scan of several GB/s waiting on memory once its text is out of the
+/// caches.
+const STRING_PREFETCH: usize = 4096;
+
+/// The bytes of a block that a backslash escapes, from the block's backslashes, without a
+/// loop over them: in a run of backslashes every other one escapes the next byte, so what is
+/// escaped depends on the parity of where the run starts.
+/// `carry` is 1 when the block's first byte is escaped by a backslash at the end of the block
+/// before; it is updated for the next block.
+#[inline(always)]
+pub(super) fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    if backslashes == 0 {
+        return core::mem::take(carry);
+    }
+    let follows = (backslashes << 1) | *carry;
+    if backslashes & follows == 0 {
+        // Lone backslashes (the common case: `\n`, `\"`), none escaped itself: each escapes
+        // the byte after it.
+        *carry = backslashes >> 63;
+        return follows;
+    }
+    // A backslash that is itself escaped starts nothing.
+    let backslashes = backslashes & !*carry;
+    let follows = (backslashes << 1) | *carry;
+    // Runs that start on an odd bit: adding them to the backslashes carries through each run,
+    // which leaves a bit just past the run; the parity of the run's start flips the pattern.
+    let odd_starts = backslashes & !EVEN & !follows;
+    let (sum, overflow) = odd_starts.overflowing_add(backslashes);
+    *carry = u64::from(overflow);
+    (EVEN ^ (sum << 1)) & follows
+}
+
+/// The bytes that make a one-letter escape after a `\` (`\n`, `\"`, ...).
+const ONE_LETTER_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// The value of each hex digit; 0xff for other bytes.
+const HEX: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+impl<'buf> Scanner<'buf> {
+    /// Reads a string whose opening quote is at the cursor.
+    /// Returns its contents (between the quotes, escapes left as they are) and whether it holds
+    /// an escape.
+    ///
+    /// The text is taken 64 bytes at a time: the masks of a block give its closing quote, its
+    /// control bytes and its escapes at once, and the letters after the backslashes are checked
+    /// on masks too; only `\u` escapes are read one by one.
+    #[inline(never)]
+    pub(crate) fn string(&mut self) -> Result<(&'buf [u8], bool), Error> {
+        arch::with_widest_kernel(StringScan(self))
+    }
+
+    /// [`Scanner::string`] with the masks of `k` (the baseline ones, or those of a wider
+    /// instruction set, for which this is inlined into a function that enables it).
+    #[inline(always)]
+    pub(crate) fn string_with(&mut self, k: impl Kernel) -> Result<(&'buf [u8], bool), Error> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        // This path takes any UTF-8 (and, until the frame's check, any byte above ASCII).
+        self.maybe_non_ascii = true;
+        let start = self.pos + 1;
+        let mut escapes = false;
+        let mut at = start;
+        // Bytes escaped by a backslash at the end of the block before.
+        let mut carry = 0;
+        // Past a surrogate pair's first `\u`: its second one is part of it.
+        let mut escapes_from = start;
+        let mut padded = [b' '; 64];
+        loop {
+            k.prefetch(self.b, at + STRING_PREFETCH);
+            // The last block is padded with spaces, which are not special.
+            let (block, len) = match chunk64(self.b, at) {
+                Some(block) => (block, 64),
+                None => {
+                    let rest = self.b.get(at..).unwrap_or_default();
+                    padded[..rest.len()].copy_from_slice(rest);
+                    (&padded, rest.len())
+                }
+            };
+            let s = k.strings(block);
+            let escaped = escaped_bytes(s.backslash, &mut carry);
+            // The string ends at its first quote that no backslash escapes; a control byte
+            // before that is a fault. Escapes after it are another string's.
+            let stops = (s.quote | s.control) & !escaped;
+            let before = stops.wrapping_sub(1) & !stops;
+            let escaped = escaped & before;
+            if escaped != 0 {
+                escapes = true;
+                let (letters, u) = k.escape_letters(block);
+                if escaped & !(letters | u) != 0 {
+                    // A fault: each escape in turn names it.
+                    return Err(self.escape_fault(escaped, at));
+                }
+                let mut units = escaped & u;
+                while units != 0 {
+                    // The escape's backslash is just before its `u` (at `at - 1` for bit 0).
+                    let i = at + units.trailing_zeros() as usize - 1;
+                    if i >= escapes_from {
+                        escapes_from = self.escape(i)?;
+                    }
+                    units &= units - 1;
+                }
+            }
+            if stops != 0 {
+                let end = at + stops.trailing_zeros() as usize;
+                if self.b[end] != b'"' {
+                    return Err(Error::BadString);
+                }
+                self.pos = end + 1;
+                return Ok((&self.b[start..end], escapes));
+            }
+            if len < 64 {
+                return Err(Error::Truncated);
+            }
+            at += 64;
+        }
+    }
+
+    /// The fault among the escapes of a block at `at` whose escaped bytes are `escaped`, found
+    /// by checking each escape in turn.
+    #[cold]
+    #[inline(never)]
+    fn escape_fault(&self, escaped: u64, at: usize) -> Error {
+        // The escaping backslashes: each just before an escaped byte (bit 0's may lie in the
+        // block before).
+        let mut starts = escaped;
+        let mut from = 0;
+        while starts != 0 {
+            let i = at + starts.trailing_zeros() as usize - 1;
+            if i >= from {
+                match self.escape(i) {
+                    Ok(after) => from = after,
+                    Err(e) => return e,
+                }
+            }
+            starts &= starts - 1;
+        }
+        // Not reached for a block with a bad escape; the scan stops there all the same.
+        Error::BadString
+    }
+
+    /// Checks the escape whose `\` is at `i`; returns the offset just after it.
+    /// One-letter escapes and `\u` outside the surrogates are decided here, the rest (and
+    /// every fault) by [`Scanner::escape_slow`].
+    #[inline(always)]
+    pub(super) fn escape(&self, i: usize) -> Result<usize, Error> {
+        match self.b.get(i + 1) {
+            Some(&x) if ONE_LETTER_ESCAPE[usize::from(x)] => return Ok(i + 2),
+            Some(b'u') => {
+                if let Some(w) = self.b.get(i + 2..i + 6) {
+                    let h = [w[0], w[1], w[2], w[3]].map(|x| HEX[usize::from(x)]);
+                    let hex = (h[0] | h[1] | h[2] | h[3]) < 16;
+                    let surrogate = (h[0] == 0xD) & (h[1] >= 8);
+                    if hex & !surrogate {
+                        return Ok(i + 6);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.escape_slow(i)
+    }
+
+    /// [`Scanner::escape`] for surrogates, faults, and `\u` escapes at the end of the text
+    /// (one-letter escapes never get here).
+    #[cold]
+    #[inline(never)]
+    fn escape_slow(&self, i: usize) -> Result<usize, Error> {
+        match self.b.get(i + 1) {
+            Some(b'u') => self.unicode_escape(i),
+            Some(_) => Err(Error::BadString),
+            None => Err(Error::Truncated),
+        }
+    }
+
+    /// Checks a `\uXXXX` escape (a surrogate pair is two of them) at `i`.
+    fn unicode_escape(&self, i: usize) -> Result<usize, Error> {
+        let unit = self.hex4(i + 2)?;
+        match unit {
+            0xD800..=0xDBFF => {
+                // NB. serde_json refuses a high surrogate that is not followed by a low one.
+                if self.b.get(i + 6) == Some(&b'\\') && self.b.get(i + 7) == Some(&b'u') {
+                    let low = self.hex4(i + 8)?;
+                    if (0xDC00..=0xDFFF).contains(&low) {
+                        return Ok(i + 12);
+                    }
+                } else if i + 6 >= self.b.len() {
+                    return Err(Error::Truncated);
+                }
+                Err(Error::LoneSurrogate)
+            }
+            0xDC00..=0xDFFF => Err(Error::LoneSurrogate),
+            _ => Ok(i + 6),
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u16, Error> {
+        let Some(d) = self.b.get(at..at + 4) else {
+            return Err(
+                if self.b[at.min(self.b.len())..]
+                    .iter()
+                    .all(u8::is_ascii_hexdigit)
+                {
+                    Error::Truncated
+                } else {
+                    Error::BadString
+                },
+            );
+        };
+        let mut v = 0u16;
+        for &c in d {
+            let n = HEX[usize::from(c)];
+            if n > 15 {
+                return Err(Error::BadString);
+            }
+            v = (v << 4) | u16::from(n);
+        }
+        Ok(v)
+    }
+}
+
+/// [`Scanner::string`] as a scan over blocks, for `arch` to run with the widest kernel.
+struct StringScan<'sc, 'buf>(&'sc mut Scanner<'buf>);
+
+impl<'buf> KernelScan for StringScan<'_, 'buf> {
+    type Output = Result<(&'buf [u8], bool), Error>;
+
+    #[inline(always)]
+    fn run(self, kernel: impl Kernel) -> Self::Output {
+        self.0.string_with(kernel)
+    }
+}
+
+/// Just past the closing quote of the string whose body starts at `i`, in valid JSON text
+/// (`b.len()` when there is none).
+#[inline(always)]
+pub(crate) fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(off) = b
+        .get(i..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        i += off;
+        if b[i] == b'"' {
+            return i + 1;
+        }
+        // An escape: its next byte is never the end.
+        i += 2;
+    }
+    b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::Scanner;
+
+    #[test]
+    fn escaped_bytes_agree_with_a_walk_over_blocks() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Backslash runs of every length, across block ends: dense random masks.
+            let blocks = [state, state.rotate_left(17) & state.rotate_left(5), !state];
+            let mut carry = 0;
+            let mut escape_next = false;
+            for backslashes in blocks {
+                let mut naive = 0;
+                for bit in 0..64 {
+                    if escape_next {
+                        naive |= 1 << bit;
+                        escape_next = false;
+                    } else if backslashes & (1 << bit) != 0 {
+                        escape_next = true;
+                    }
+                }
+                assert_eq!(
+                    escaped_bytes(backslashes, &mut carry),
+                    naive,
+                    "{backslashes:#x}"
+                );
+                assert_eq!(carry, u64::from(escape_next));
+            }
+        }
+    }
+
+    #[test]
+    fn strings_end_at_their_quote_wherever_it_falls() {
+        // Every length around the chunk sizes, plain and with escapes that cross chunks.
+        for len in 0..200 {
+            for escape in ["", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\\\"] {
+                for at in [0, 13, 15, 16, 63, 64, 100, 159, 160] {
+                    let mut body = "x".repeat(len);
+                    if at <= body.len() {
+                        body.insert_str(at, escape);
+                    }
+                    let text = format!("\"{body}\"");
+                    let mut sc = Scanner::new(text.as_bytes(), 8);
+                    assert_eq!(
+                        sc.string(),
+                        Ok((body.as_bytes(), !escape.is_empty() && at <= len))
+                    );
+                    assert_eq!(sc.pos, text.len());
+                    // The same with more text after it, so the chunk loop (not the tail) ends it.
+                    let longer = format!("{text}{}", " ".repeat(80));
+                    let mut sc = Scanner::new(longer.as_bytes(), 8);
+                    assert_eq!(sc.skip_string().map(|_| sc.pos), Ok(text.len()), "{longer}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
+        // `string` takes the widest vectors the CPU has; `string_with(Baseline)` is the SSE2
+        // path every other build uses. Random strings with escapes, faults and block ends.
+        let pieces: [&str; 12] = [
+            "abc",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800x",
+            "\\q",
+            "\u{1}",
+            "\u{e9}",
+            "\"",
+            &"p".repeat(61),
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let rounds = if cfg!(miri) { 300 } else { 20_000 };
+        for _ in 0..rounds {
+            let mut text = String::from("\"");
+            for _ in 0..(state % 24) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            let mut wide = Scanner::new(text.as_bytes(), 8);
+            let mut base = Scanner::new(text.as_bytes(), 8);
+            let got = wide.string();
+            assert_eq!(got, base.string_with(arch::Baseline), "{text:?}");
+            if got.is_ok() {
+                assert_eq!(wide.pos, base.pos, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn string_faults_are_found_in_chunks_and_in_the_tail() {
+        for pad in [0, 5, 16, 40, 70] {
+            let x = "y".repeat(pad);
+            let cases = [
+                (format!("\"{x}\u{1}\""), Error::BadString),
+                (format!("\"{x}\\q\""), Error::BadString),
+                (format!("\"{x}\\ud800\""), Error::LoneSurrogate),
+                (format!("\"{x}\\udc00\""), Error::LoneSurrogate),
+                (format!("\"{x}\\u12g4\""), Error::BadString),
+                (format!("\"{x}"), Error::Truncated),
+                (format!("\"{x}\\u12"), Error::Truncated),
+                (format!("\"{x}\\"), Error::Truncated),
+            ];
+            for (text, want) in cases {
+                let mut sc = Scanner::new(text.as_bytes(), 8);
+                assert_eq!(sc.string(), Err(want), "{text:?}");
+            }
+        }
+    }
+}
