@@ -85,6 +85,62 @@ impl Wide {
     }
 }
 
+/// A [`Kernel`] whose masks come from the `#[target_feature]` functions it names: each method
+/// calls its function, which the kernel's INVARIANT (the CPU has the features) makes sound.
+macro_rules! kernel {
+    ($kernel:ident: $strings:ident, $punctuation:ident, $controls:ident, $number_starts:ident,
+     $scalars:ident, $escape_letters:ident) => {
+        impl Kernel for $kernel {
+            #[inline(always)]
+            fn strings(self, block: &[u8; 64]) -> StringMasks {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $strings(block) }
+            }
+
+            #[inline(always)]
+            fn punctuation(self, block: &[u8; 64]) -> Punctuation {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $punctuation(block) }
+            }
+
+            #[inline(always)]
+            fn controls(self, block: &[u8; 64]) -> Controls {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $controls(block) }
+            }
+
+            #[inline(always)]
+            fn number_starts(self, block: &[u8; 64]) -> u64 {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $number_starts(block) }
+            }
+
+            #[inline(always)]
+            fn scalars(self, block: &[u8; 64]) -> Scalars {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $scalars(block) }
+            }
+
+            #[inline(always)]
+            fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
+                // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                unsafe { $escape_letters(block) }
+            }
+
+            #[inline(always)]
+            fn prefetch(self, b: &[u8], at: usize) {
+                prefetch(b, at);
+            }
+
+            #[inline(always)]
+            fn prefix_xor(self, m: u64) -> u64 {
+                // SAFETY: the CPU has `pclmulqdq` (the kernel's INVARIANT).
+                unsafe { prefix_xor_clmul(m) }
+            }
+        }
+    };
+}
+
 /// The [`Kernel`] of AVX-512BW.
 ///
 /// INVARIANT: only `run_kernel_avx512` makes one, and only on a CPU with AVX-512BW, `pclmulqdq`
@@ -92,54 +148,8 @@ impl Wide {
 #[derive(Clone, Copy)]
 struct Avx512Kernel(());
 
-impl Kernel for Avx512Kernel {
-    #[inline(always)]
-    fn strings(self, block: &[u8; 64]) -> StringMasks {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { strings_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn punctuation(self, block: &[u8; 64]) -> Punctuation {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { punctuation_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn controls(self, block: &[u8; 64]) -> Controls {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { controls_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn number_starts(self, block: &[u8; 64]) -> u64 {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { number_starts_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn scalars(self, block: &[u8; 64]) -> Scalars {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { scalars_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
-        // SAFETY: the CPU has AVX-512BW (the INVARIANT of `Avx512Kernel`).
-        unsafe { escape_letters_avx512(block) }
-    }
-
-    #[inline(always)]
-    fn prefetch(self, b: &[u8], at: usize) {
-        prefetch(b, at);
-    }
-
-    #[inline(always)]
-    fn prefix_xor(self, m: u64) -> u64 {
-        // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx512Kernel`).
-        unsafe { prefix_xor_clmul(m) }
-    }
-}
+kernel!(Avx512Kernel: strings_avx512, punctuation_avx512, controls_avx512,
+    number_starts_avx512, scalars_avx512, escape_letters_avx512);
 
 /// The [`Kernel`] of AVX2.
 ///
@@ -148,54 +158,8 @@ impl Kernel for Avx512Kernel {
 #[derive(Clone, Copy)]
 struct Avx2Kernel(());
 
-impl Kernel for Avx2Kernel {
-    #[inline(always)]
-    fn strings(self, block: &[u8; 64]) -> StringMasks {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { strings_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn punctuation(self, block: &[u8; 64]) -> Punctuation {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { punctuation_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn controls(self, block: &[u8; 64]) -> Controls {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { controls_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn number_starts(self, block: &[u8; 64]) -> u64 {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { number_starts_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn scalars(self, block: &[u8; 64]) -> Scalars {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { scalars_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
-        // SAFETY: the CPU has AVX2 (the INVARIANT of `Avx2Kernel`).
-        unsafe { escape_letters_avx2(block) }
-    }
-
-    #[inline(always)]
-    fn prefetch(self, b: &[u8], at: usize) {
-        prefetch(b, at);
-    }
-
-    #[inline(always)]
-    fn prefix_xor(self, m: u64) -> u64 {
-        // SAFETY: the CPU has `pclmulqdq` (the INVARIANT of `Avx2Kernel`).
-        unsafe { prefix_xor_clmul(m) }
-    }
-}
+kernel!(Avx2Kernel: strings_avx2, punctuation_avx2, controls_avx2, number_starts_avx2,
+    scalars_avx2, escape_letters_avx2);
 
 /// `scan` compiled with AVX-512BW, `pclmulqdq` and BMI1, with their kernel inlined.
 ///
