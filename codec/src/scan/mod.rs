@@ -202,7 +202,8 @@ pub(crate) struct Scanner<'buf> {
     /// a byte of JSON syntax (a quote, a bracket, `:`, `,`, white space, a digit or a
     /// literal's letter). [`Span`] relies on it; only this module moves the cursor.
     pos: usize,
-    max_depth: usize,
+    /// The nesting limit (`u32::MAX`: none that a text can reach).
+    max_depth: u32,
     /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
     /// above ASCII only inside strings; the short-string paths refuse them (leaving such a
     /// string to [`Scanner::string_with`]), and `string_with`, which does not look for them,
@@ -216,7 +217,7 @@ pub(crate) struct Scanner<'buf> {
     newline_ends: bool,
     /// How many bytes a container's token walk takes before it hands the rest to the bulk
     /// scan (`bulk.rs`).
-    bulk_after: usize,
+    bulk_after: u32,
 }
 
 impl<'buf> Scanner<'buf> {
@@ -224,18 +225,26 @@ impl<'buf> Scanner<'buf> {
         Self {
             b,
             pos: 0,
-            max_depth,
+            max_depth: if max_depth > u32::MAX as usize {
+                u32::MAX
+            } else {
+                max_depth as u32
+            },
             maybe_non_ascii: false,
             newline_ends: false,
             trusted: false,
-            bulk_after: bulk::BULK_AFTER,
+            bulk_after: bulk::BULK_AFTER as u32,
         }
     }
 
     /// Sets how many bytes a container's token walk takes before it hands the rest to the bulk
     /// scan (`usize::MAX`: never).
     pub(crate) const fn with_bulk_after(mut self, bytes: usize) -> Self {
-        self.bulk_after = bytes;
+        self.bulk_after = if bytes > u32::MAX as usize {
+            u32::MAX
+        } else {
+            bytes as u32
+        };
         self
     }
 
@@ -531,9 +540,9 @@ impl<'buf> Scanner<'buf> {
     fn nested(&mut self, depth: usize) -> Result<Kind, Error> {
         let mut stack = Containers::new();
         // How many containers may open here: the limit less those already around the value.
-        let room = self.max_depth.saturating_sub(depth);
+        let room = (self.max_depth as usize).saturating_sub(depth);
         // Past this, the rest of a large container goes to the bulk scan.
-        let mut hand_over_at = self.pos.saturating_add(self.bulk_after);
+        let mut hand_over_at = self.pos.saturating_add(self.bulk_after as usize);
         'value: loop {
             let Some(c) = self.peek_past_ws() else {
                 return Err(Error::Truncated);
@@ -766,7 +775,7 @@ impl<'buf> Scanner<'buf> {
         if self.peek() != Some(b'[') {
             return Err(Error::Syntax);
         }
-        if depth + 1 > self.max_depth {
+        if depth + 1 > self.max_depth as usize {
             return Err(Error::TooDeep);
         }
         // INVARIANT of `pos`: past the `[`.
@@ -787,7 +796,7 @@ impl<'buf> Scanner<'buf> {
         if self.peek() != Some(b'{') {
             return Err(Error::Syntax);
         }
-        if depth + 1 > self.max_depth {
+        if depth + 1 > self.max_depth as usize {
             return Err(Error::TooDeep);
         }
         // INVARIANT of `pos`: past the `{`.
