@@ -25,7 +25,9 @@
 //! walk takes the container from where it handed it over, so every fault is named by the walk
 //! and every verdict is the walk's.
 
-use super::{Containers, Scanner, escaped_bytes};
+#[cfg(test)]
+use super::Containers;
+use super::{Scanner, escaped_bytes};
 use crate::arch::{self, Kernel, KernelScan, Scalars};
 
 const PREFETCH: usize = 2048;
@@ -118,19 +120,25 @@ impl NumberCarries {
 const MAX_LEVELS: usize = 62;
 
 impl Scanner<'_> {
-    /// Takes the rest of the containers open in `stack` (at least one), from the cursor, which
-    /// is just past a value inside the top one; at most `room` containers may be open at once.
+    /// Takes the rest of the `depth` containers open (at least one), whose kinds are the low
+    /// bits of `kinds` (bit 0 the innermost; set for objects), from the cursor, which is just
+    /// past a value inside the innermost; at most `room` containers may be open at once.
     /// Returns whether the outermost was an object, with the cursor past it, or `None`, with
     /// the cursor where it was, when the scan found a fault or something it leaves to the
     /// token walk.
-    pub(super) fn bulk_rest(&mut self, stack: &Containers, room: usize) -> Option<bool> {
-        if stack.len == 0 || stack.len >= MAX_LEVELS {
+    ///
+    /// The walk's stack comes as words, not by reference: a reference would keep the walk's
+    /// stack in memory (its address taken) for all of the walk. Out of line, so that the walk
+    /// stays small.
+    #[inline(never)]
+    pub(super) fn bulk_rest(&mut self, kinds: u64, depth: usize, room: usize) -> Option<bool> {
+        if depth == 0 || depth >= MAX_LEVELS {
             return None;
         }
-        let sentinel = 1u64 << stack.len;
+        let sentinel = 1u64 << depth;
         arch::with_widest_kernel(Bulk {
             sc: self,
-            levels: sentinel | (stack.inner & (sentinel - 1)),
+            levels: sentinel | (kinds & (sentinel - 1)),
             limit: room.min(MAX_LEVELS),
         })
     }
@@ -457,7 +465,7 @@ pub(crate) fn bulk_end(text: &[u8], from: usize, kinds: &[bool]) -> Option<(usiz
         stack.push(k);
     }
     sc.pos = from;
-    let outermost = sc.bulk_rest(&stack, usize::MAX)?;
+    let outermost = sc.bulk_rest(stack.inner, stack.len, usize::MAX)?;
     assert_eq!(Some(&outermost), kinds.first());
     Some((sc.pos, sc.maybe_non_ascii))
 }

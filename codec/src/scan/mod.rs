@@ -611,7 +611,7 @@ impl<'buf> Scanner<'buf> {
                 if self.pos > hand_over_at {
                     // Once: after a fault or an unusual token, the walk goes on to the end.
                     hand_over_at = usize::MAX;
-                    if let Some(object) = self.bulk_rest(&stack, room) {
+                    if let Some(object) = self.bulk_rest(stack.inner, stack.len, room) {
                         return Ok(if object { Kind::Object } else { Kind::Array });
                     }
                 }
