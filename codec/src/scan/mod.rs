@@ -319,7 +319,18 @@ impl<'buf> Scanner<'buf> {
                     None => self.pos += 1,
                 },
                 Some(b'\t' | b'\r') => self.pos += 1,
-                Some(b'\n') if !self.newline_ends => self.pos += 1,
+                Some(b'\n') if !self.newline_ends => {
+                    // A line break, and the indentation after it in the same step.
+                    self.pos += 1;
+                    if let Some(w) = word_at(self.b, self.pos) {
+                        let other = w ^ SPACES;
+                        self.pos += if other == 0 {
+                            8
+                        } else {
+                            (other.trailing_zeros() / 8) as usize
+                        };
+                    }
+                }
                 _ => return,
             }
         }
