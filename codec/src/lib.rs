@@ -22,8 +22,10 @@
 //! The crate's `unsafe` code sits in two private modules, each behind a safe API, and building
 //! with `RUSTFLAGS="--cfg janus_codec_safe"` leaves it all out:
 //!
-//! - on x86_64 the scan of long strings uses AVX2 or AVX-512BW when the CPU has them, detected
-//!   at run time (`arch/wide.rs`; the safe build uses SSE2 through `safe_arch` everywhere);
+//! - on x86_64 the scans over 64-byte blocks (long strings, and the bulk scan that takes the
+//!   rest of a large container from masks of its blocks) use AVX2 or AVX-512BW when the CPU has
+//!   them, detected at run time (`arch/wide.rs`; the safe build uses SSE2 through `safe_arch`
+//!   everywhere);
 //! - a frame that the scan proved ASCII is text without a second UTF-8 pass, and the spans
 //!   the scan gives are text without a check of their ends (`text.rs`; the safe build checks
 //!   every frame with `simdutf8` and every span with `str::get`).
@@ -54,8 +56,9 @@
 // The modules in layers: each imports only from the layers before it in this list (`error`
 // and `version` from anywhere), so none imports another that imports it.
 //
-// 1. `arch`: byte masks (SSE2, the portable loops, the run-time AVX2/AVX-512BW choice);
-// 2. `scan`: the structural scanner; `text`: text out of its spans;
+// 1. `arch`: byte masks (SSE2, the portable loops, the run-time AVX2/AVX-512BW kernels);
+// 2. `scan`: the structural scanner (the token walk, strings, numbers, the bulk scan); `text`:
+//    text out of its spans;
 // 3. `raw`: `RawJson`, `Id`/`IdBuf`, the member walk, unescaping and escaping;
 // 4. `envelope`: the `_meta` keys; then `message`: the parse; then `era`;
 // 5. `encode` and `frame` (and `dom`) on top.
