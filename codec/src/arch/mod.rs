@@ -116,7 +116,7 @@ pub(crate) trait KernelScan {
 #[inline(always)]
 pub(crate) fn with_widest_kernel<S: KernelScan>(scan: S) -> S::Output {
     #[cfg(all(target_arch = "x86_64", not(janus_codec_safe)))]
-    if let Some(wide) = wide::Wide::detect_kernel() {
+    if let Some(wide) = wide::Wide::detect() {
         return wide.run_kernel(scan);
     }
     scan.run(Baseline)
@@ -129,7 +129,7 @@ struct Classes16 {
     punctuation: Punctuation,
     controls: Controls,
     scalars: Scalars,
-    /// [`Kernel::escape_letters`].
+    /// [`Kernel::escape_letters`]: the one-letter escapes, and `u`.
     letters: u64,
     u: u64,
 }
@@ -491,6 +491,9 @@ mod tests {
             b'f',
             b'n',
             b'a',
+            b'b',
+            b'r',
+            b'u',
             0x7f,
             0x80,
             0xff,

@@ -13,7 +13,7 @@
 //! The scans themselves are safe [`KernelScan`]s (the scanner's string scan and its bulk scan),
 //! inlined into each `#[target_feature]` function with that function's [`Kernel`]; nothing else
 //! differs between the paths.
-//! The README's "How the codec gets there" gives what this gains.
+//! BENCHMARKS.md ("How the codec gets there", and the twelfth session) gives what this gains.
 //!
 //! Build with `RUSTFLAGS="--cfg janus_codec_safe"` to leave this module out and use the SSE2
 //! path everywhere.
@@ -33,8 +33,8 @@ use core::arch::x86_64::{
 
 /// A vector extension the CPU running this process has.
 ///
-/// INVARIANT: only [`Wide::detect`] makes one, and only for an extension the CPU has; every
-/// `unsafe` call in this module relies on it.
+/// INVARIANT: only [`Wide::detect`] makes one, and only for an extension the CPU has, with
+/// `pclmulqdq` and BMI1; every `unsafe` call in this module relies on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wide {
     /// AVX-512BW (64-byte compares into mask registers).
@@ -44,10 +44,13 @@ pub(crate) enum Wide {
 }
 
 impl Wide {
-    /// The widest extension the CPU has, if any (the standard library caches the check).
+    /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2, each with
+    /// the carry-less multiply (`pclmulqdq`) and BMI1 (the standard library caches the checks).
     #[inline]
     pub(crate) fn detect() -> Option<Self> {
-        if std::is_x86_feature_detected!("avx512bw") {
+        if !std::is_x86_feature_detected!("pclmulqdq") || !std::is_x86_feature_detected!("bmi1") {
+            None
+        } else if std::is_x86_feature_detected!("avx512bw") {
             Some(Self::Avx512)
         } else if std::is_x86_feature_detected!("avx2") {
             Some(Self::Avx2)
@@ -56,28 +59,14 @@ impl Wide {
         }
     }
 
-    /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2, each with
-    /// the carry-less multiply (`pclmulqdq`) and BMI1.
-    #[inline]
-    pub(crate) fn detect_kernel() -> Option<Self> {
-        let base =
-            std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
-        match Self::detect()? {
-            Self::Avx512 if base => Some(Self::Avx512),
-            _ if base && std::is_x86_feature_detected!("avx2") => Some(Self::Avx2),
-            _ => None,
-        }
-    }
-
     /// Runs `scan` with this extension's [`Kernel`].
     ///
-    /// Only a `Wide` made by [`Wide::detect_kernel`] may call this (the CPU must also have
-    /// `pclmulqdq` and BMI1).
+    /// The CPU has this extension, `pclmulqdq` and BMI1 (the INVARIANT of [`Wide`]).
     #[inline]
     pub(crate) fn run_kernel<S: KernelScan>(self, scan: S) -> S::Output {
         match self {
-            // SAFETY: `detect_kernel` made this value only after it found AVX-512BW,
-            // `pclmulqdq` and BMI1, all that `run_kernel_avx512` requires.
+            // SAFETY: `detect` made this value only after it found AVX-512BW, `pclmulqdq` and
+            // BMI1, all that `run_kernel_avx512` requires.
             Self::Avx512 => unsafe { run_kernel_avx512(scan) },
             // SAFETY: as above, with AVX2 for `run_kernel_avx2`.
             Self::Avx2 => unsafe { run_kernel_avx2(scan) },

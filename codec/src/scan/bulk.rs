@@ -27,9 +27,10 @@
 
 #[cfg(test)]
 use super::Containers;
-use super::{Scanner, escaped_bytes};
+use super::{Scanner, block_at, escaped_bytes};
 use crate::arch::{self, Kernel, KernelScan, Scalars};
 
+/// How far ahead of the bulk scan its bytes are asked for (see `string.rs`'s own distance).
 const PREFETCH: usize = 2048;
 
 /// How many bytes a container's token walk takes before it hands the rest to the bulk scan.
@@ -159,20 +160,13 @@ impl Scanner<'_> {
         let mut at = self.pos;
         let mut padded = [b' '; 64];
         let mut high = 0u64;
-        // Past a surrogate pair's first escape: its second one is part of it.
+        // Where the next escape may start: past a surrogate pair's second half.
         let mut escapes_from = at;
         let newline = if self.newline_ends { 0 } else { !0 };
         loop {
             k.prefetch(b, at + PREFETCH);
             // The last block is padded with spaces, which are white space.
-            let (block, len) = match super::chunk64(b, at) {
-                Some(block) => (block, 64),
-                None => {
-                    let rest = b.get(at..).unwrap_or_default();
-                    padded[..rest.len()].copy_from_slice(rest);
-                    (&padded, rest.len())
-                }
-            };
+            let (block, len) = block_at(b, at, &mut padded);
             let s = k.strings(block);
             let escaped = escaped_bytes(s.backslash, &mut c.escape);
             let quotes = s.quote & !escaped;
@@ -182,7 +176,7 @@ impl Scanner<'_> {
                     return None;
                 }
                 high |= s.high;
-                self.bulk_escapes(s.backslash & !escaped, at, &mut escapes_from)?;
+                self.escapes_in(escaped, at, &mut escapes_from).ok()?;
                 if len < 64 {
                     return None;
                 }
@@ -326,11 +320,8 @@ impl Scanner<'_> {
             if fault & keep != 0 {
                 return None;
             }
-            self.bulk_escapes(
-                s.backslash & !escaped & inside & keep,
-                at,
-                &mut escapes_from,
-            )?;
+            self.escapes_in(escaped & inside & keep, at, &mut escapes_from)
+                .ok()?;
             let mut literals = literal_start & keep;
             while literals != 0 {
                 if !self.literal_ends_at(at + literals.trailing_zeros() as usize) {
@@ -349,20 +340,6 @@ impl Scanner<'_> {
             }
             at += 64;
         }
-    }
-
-    /// Checks each escape of a block whose backslashes that start one are `starts`, the block
-    /// at `at`; `from` skips the second half of a surrogate pair.
-    #[inline(always)]
-    fn bulk_escapes(&self, mut starts: u64, at: usize, from: &mut usize) -> Option<()> {
-        while starts != 0 {
-            let i = at + starts.trailing_zeros() as usize;
-            if i >= *from {
-                *from = self.escape(i).ok()?;
-            }
-            starts &= starts - 1;
-        }
-        Some(())
     }
 
     /// True when a literal (`true`, `false` or `null`) stands whole at `i`, with a byte after

@@ -67,6 +67,30 @@ fn chunk64(b: &[u8], at: usize) -> Option<&[u8; 64]> {
     b.get(at..at + 64)?.try_into().ok()
 }
 
+/// The block of `b` at `at` and how many of its bytes are text: the text's 64 bytes there, or
+/// at its end the bytes left, copied into `padded` (spaces, which no scan takes for more than
+/// white space, fill the rest).
+#[inline(always)]
+fn block_at<'a>(b: &'a [u8], at: usize, padded: &'a mut [u8; 64]) -> (&'a [u8; 64], usize) {
+    match chunk64(b, at) {
+        Some(block) => (block, 64),
+        None => {
+            let rest = b.get(at..).unwrap_or_default();
+            padded[..rest.len()].copy_from_slice(rest);
+            (padded, rest.len())
+        }
+    }
+}
+
+/// `n` as a `u32`, or `u32::MAX` when it is larger (a limit no text reaches).
+const fn saturating_u32(n: usize) -> u32 {
+    if n > u32::MAX as usize {
+        u32::MAX
+    } else {
+        n as u32
+    }
+}
+
 /// `m` without its lowest set bit.
 #[inline(always)]
 const fn without_lowest(m: u64) -> u64 {
@@ -83,7 +107,6 @@ const fn up_to_lowest(m: u64) -> u64 {
 /// the top container, bit `j` the one `j` levels under it, for the 64 innermost levels; a push
 /// shifts in, a pop shifts out, and the check after every value tests one bit.
 /// Deeper levels shift on into `outer` (64 more) and then into `spill`.
-#[derive(Clone)]
 struct Containers {
     /// Bit `j`: the container `j` levels under the top (0 for the top) is an object.
     inner: u64,
@@ -225,11 +248,7 @@ impl<'buf> Scanner<'buf> {
         Self {
             b,
             pos: 0,
-            max_depth: if max_depth > u32::MAX as usize {
-                u32::MAX
-            } else {
-                max_depth as u32
-            },
+            max_depth: saturating_u32(max_depth),
             maybe_non_ascii: false,
             newline_ends: false,
             trusted: false,
@@ -240,11 +259,7 @@ impl<'buf> Scanner<'buf> {
     /// Sets how many bytes a container's token walk takes before it hands the rest to the bulk
     /// scan (`usize::MAX`: never).
     pub(crate) const fn with_bulk_after(mut self, bytes: usize) -> Self {
-        self.bulk_after = if bytes > u32::MAX as usize {
-            u32::MAX
-        } else {
-            bytes as u32
-        };
+        self.bulk_after = saturating_u32(bytes);
         self
     }
 

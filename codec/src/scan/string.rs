@@ -6,7 +6,7 @@
 //! quote and control masks, the escaped bytes from the backslash runs, and the letters after
 //! the backslashes from a classification of their own; only `\u` escapes are read one by one.
 
-use super::{Scanner, chunk64};
+use super::{Scanner, block_at};
 use crate::Error;
 use crate::arch::{self, Kernel, KernelScan};
 
@@ -104,14 +104,7 @@ impl<'buf> Scanner<'buf> {
         loop {
             k.prefetch(self.b, at + STRING_PREFETCH);
             // The last block is padded with spaces, which are not special.
-            let (block, len) = match chunk64(self.b, at) {
-                Some(block) => (block, 64),
-                None => {
-                    let rest = self.b.get(at..).unwrap_or_default();
-                    padded[..rest.len()].copy_from_slice(rest);
-                    (&padded, rest.len())
-                }
-            };
+            let (block, len) = block_at(self.b, at, &mut padded);
             let s = k.strings(block);
             let escaped = escaped_bytes(s.backslash, &mut carry);
             // The string ends at its first quote that no backslash escapes; a control byte
@@ -126,15 +119,7 @@ impl<'buf> Scanner<'buf> {
                     // A fault: each escape in turn names it.
                     return Err(self.escape_fault(escaped, at));
                 }
-                let mut units = escaped & u;
-                while units != 0 {
-                    // The escape's backslash is just before its `u` (at `at - 1` for bit 0).
-                    let i = at + units.trailing_zeros() as usize - 1;
-                    if i >= escapes_from {
-                        escapes_from = self.escape(i)?;
-                    }
-                    units &= units - 1;
-                }
+                self.escapes_in(escaped & u, at, &mut escapes_from)?;
             }
             if stops != 0 {
                 let end = at + stops.trailing_zeros() as usize;
@@ -156,22 +141,31 @@ impl<'buf> Scanner<'buf> {
     #[cold]
     #[inline(never)]
     fn escape_fault(&self, escaped: u64, at: usize) -> Error {
-        // The escaping backslashes: each just before an escaped byte (bit 0's may lie in the
-        // block before).
-        let mut starts = escaped;
-        let mut from = 0;
-        while starts != 0 {
-            let i = at + starts.trailing_zeros() as usize - 1;
-            if i >= from {
-                match self.escape(i) {
-                    Ok(after) => from = after,
-                    Err(e) => return e,
-                }
+        // Not `Ok` for a block with a bad escape; the scan stops there all the same.
+        self.escapes_in(escaped, at, &mut 0)
+            .err()
+            .unwrap_or(Error::BadString)
+    }
+
+    /// Checks, in order, each escape of a block at `at` whose escaped bytes are `escaped`: an
+    /// escape's backslash is just before its escaped byte (at `at - 1` for bit 0, in the block
+    /// before). `from` is where the next escape may start: a surrogate pair's check takes its
+    /// second half with it.
+    #[inline(always)]
+    pub(super) fn escapes_in(
+        &self,
+        mut escaped: u64,
+        at: usize,
+        from: &mut usize,
+    ) -> Result<(), Error> {
+        while escaped != 0 {
+            let i = at + escaped.trailing_zeros() as usize - 1;
+            if i >= *from {
+                *from = self.escape(i)?;
             }
-            starts &= starts - 1;
+            escaped &= escaped - 1;
         }
-        // Not reached for a block with a bad escape; the scan stops there all the same.
-        Error::BadString
+        Ok(())
     }
 
     /// Checks the escape whose `\` is at `i`; returns the offset just after it.
