@@ -8,8 +8,8 @@
 //!
 //! - outside strings the JSON grammar only takes ASCII bytes. Inside them, the inline path of
 //!   short plain strings (most keys and values) refuses bytes above ASCII, leaving such
-//!   strings to the block scan, which marks the frame (`Scanner::maybe_non_ascii`, an
-//!   INVARIANT of the scanner). A frame scanned whole and not marked is ASCII, hence UTF-8.
+//!   strings to the block scan, which marks the frame when such a string holds one
+//!   (`Scanner::maybe_non_ascii`, an INVARIANT of the scanner). A frame scanned whole and not marked is ASCII, hence UTF-8.
 //!   Any other frame gets the full check (`simdutf8`), as every frame used to;
 //! - the scanner's spans ([`Span`], which only the scanner makes) start and end next to ASCII
 //!   bytes of JSON syntax, so they cut a UTF-8 text at character boundaries.
@@ -100,6 +100,7 @@ impl<'buf> Text<'buf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     #[test]
     fn an_ascii_frame_scanned_whole_is_text_and_others_are_checked() {
@@ -141,6 +142,34 @@ mod tests {
         let mut sc = Scanner::new(b"[1,\xff]", 8);
         assert!(sc.value(0).is_err());
         assert!(Text::of_scan(b"[1,\xff]", &sc, false).is_none());
+    }
+
+    #[test]
+    fn long_ascii_strings_leave_the_frame_unmarked_and_a_byte_above_ascii_marks_it() {
+        // Long strings and strings with escapes go to the block scan, which marks the frame
+        // only for a byte above ASCII inside the string: not for ASCII, and not for one after
+        // its closing quote in the same block (that byte is the next string's to mark).
+        for len in (0..300).step_by(if cfg!(miri) { 37 } else { 1 }) {
+            for escape in ["", "\\n", "\\u00e9"] {
+                let body = format!("{escape}{}", "y".repeat(len));
+                let ascii = format!("[\"{body}\",1]");
+                let mut sc = Scanner::new(ascii.as_bytes(), 8);
+                sc.value(0).unwrap();
+                assert!(sc.at_end() && !sc.maybe_non_ascii(), "{ascii}");
+                assert!(Text::of_scan(ascii.as_bytes(), &sc, true).is_some());
+                // A byte above ASCII in the next string is that string's, which still marks.
+                let next = format!("[\"{body}\",\"\u{e9}\"]");
+                let mut sc = Scanner::new(next.as_bytes(), 8);
+                sc.value(0).unwrap();
+                assert!(sc.maybe_non_ascii(), "{next}");
+                // One right after the closing quote is no string's: the scan fails there, and
+                // what it took is ASCII.
+                let after = format!("[\"{body}\"\u{e9}]");
+                let mut sc = Scanner::new(after.as_bytes(), 8);
+                assert_eq!(sc.value(0), Err(Error::Syntax), "{after}");
+                assert!(!sc.maybe_non_ascii(), "{after}");
+            }
+        }
     }
 
     #[test]

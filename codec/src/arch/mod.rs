@@ -94,6 +94,26 @@ pub(crate) trait Kernel: Copy {
     /// The bytes of `block` that may follow a `\\` as a one-letter escape (`"\\/bfnrt`), and
     /// its `u`s.
     fn escape_letters(self, block: &[u8; 64]) -> (u64, u64);
+    /// Skips the plain text of `b` from `at`, two blocks at a time: returns where the first
+    /// pair that holds a quote, a backslash or a control byte starts (or fewer than 128 bytes
+    /// are left), and whether the bytes skipped hold one above ASCII. Inside a string, plain
+    /// bytes need no further look; the long-string scan calls this past a block with no
+    /// backslash, and a kernel may test a pair more cheaply than it makes the pair's masks.
+    #[inline(always)]
+    fn skip_plain(self, b: &[u8], mut at: usize) -> (usize, bool) {
+        let mut high = 0;
+        while let Some(pair) = b.get(at..at + 128) {
+            let (x, y) = pair.split_at(64);
+            let x = self.strings(x.try_into().unwrap_or(&[b'"'; 64]));
+            let y = self.strings(y.try_into().unwrap_or(&[b'"'; 64]));
+            if x.quote | x.backslash | x.control | y.quote | y.backslash | y.control != 0 {
+                break;
+            }
+            high |= x.high | y.high;
+            at += 128;
+        }
+        (at, high != 0)
+    }
     /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
     fn prefix_xor(self, m: u64) -> u64;
     /// Asks for the cache line of `b` at `at` (if there is one) to be loaded ahead of its use.

@@ -25,10 +25,10 @@ use core::arch::x86_64::{
     _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256,
     _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
     _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_sub_epi8, _mm256_xor_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
-    _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
-    _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
-    _mm512_test_epi8_mask,
+    _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
+    _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512,
+    _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    _mm512_sub_epi8, _mm512_test_epi8_mask,
 };
 
 /// A vector extension the CPU running this process has.
@@ -78,8 +78,16 @@ impl Wide {
 /// calls its function, which the kernel's INVARIANT (the CPU has the features) makes sound.
 macro_rules! kernel {
     ($kernel:ident: $strings:ident, $punctuation:ident, $controls:ident, $number_starts:ident,
-     $scalars:ident, $escape_letters:ident) => {
+     $scalars:ident, $escape_letters:ident $(; $skip_plain:ident)?) => {
         impl Kernel for $kernel {
+            $(
+                #[inline(always)]
+                fn skip_plain(self, b: &[u8], at: usize) -> (usize, bool) {
+                    // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                    unsafe { $skip_plain(b, at) }
+                }
+            )?
+
             #[inline(always)]
             fn strings(self, block: &[u8; 64]) -> StringMasks {
                 // SAFETY: the CPU has the kernel's extension (its INVARIANT).
@@ -148,7 +156,7 @@ kernel!(Avx512Kernel: strings_avx512, punctuation_avx512, controls_avx512,
 struct Avx2Kernel(());
 
 kernel!(Avx2Kernel: strings_avx2, punctuation_avx2, controls_avx2, number_starts_avx2,
-    scalars_avx2, escape_letters_avx2);
+    scalars_avx2, escape_letters_avx2; skip_plain_avx2);
 
 /// `scan` compiled with AVX-512BW, `pclmulqdq` and BMI1, with their kernel inlined.
 ///
@@ -380,6 +388,42 @@ fn strings_avx2(block: &[u8; 64]) -> StringMasks {
     }
 }
 
+/// [`Kernel::skip_plain`] on 32-byte vectors: the compares of a pair of blocks are merged as
+/// vectors (one test a pair, not eight masks), and so are its bytes for the high bits (one
+/// mask a run). The string scan calls it once, at the start of a string.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+fn skip_plain_avx2(b: &[u8], mut at: usize) -> (usize, bool) {
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let control = _mm256_set1_epi8(0x1f);
+    let mut high = _mm256_setzero_si256();
+    while let Some(pair) = b.get(at..at + 128) {
+        prefetch(b, at + SKIP_PREFETCH);
+        prefetch(b, at + 64 + SKIP_PREFETCH);
+        let mut special = _mm256_setzero_si256();
+        let mut bytes = _mm256_setzero_si256();
+        for part in pair.chunks_exact(32) {
+            let v = load32(part);
+            let q = _mm256_cmpeq_epi8(v, quote);
+            let s = _mm256_cmpeq_epi8(v, backslash);
+            let c = _mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v);
+            special = _mm256_or_si256(special, _mm256_or_si256(_mm256_or_si256(q, s), c));
+            bytes = _mm256_or_si256(bytes, v);
+        }
+        if _mm256_testz_si256(special, special) != 1 {
+            break;
+        }
+        high = _mm256_or_si256(high, bytes);
+        at += 128;
+    }
+    (at, _mm256_movemask_epi8(high) != 0)
+}
+
+/// How far ahead of [`skip_plain_avx2`] its bytes are asked for (as the string scan's own
+/// prefetch).
+const SKIP_PREFETCH: usize = 4096;
+
 /// The [`Punctuation`] of a block, from two 32-byte halves.
 #[target_feature(enable = "avx2")]
 fn punctuation_avx2(block: &[u8; 64]) -> Punctuation {
@@ -492,6 +536,73 @@ mod tests {
                 let got = unsafe { run_kernel_avx2(Classify(&block, state)) };
                 assert_eq!(got, want, "{block:?}");
             }
+        }
+    }
+
+    #[test]
+    fn every_detected_kernel_skips_plain_text_as_the_model_does() {
+        use super::super::Baseline;
+        let n = if cfg!(miri) { 40 } else { 3_000 };
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..n {
+            // Plain text (letters, spaces, bytes above ASCII), with at most one special byte.
+            let len = (next() % 700) as usize;
+            let mut text: Vec<u8> = (0..len)
+                .map(|_| match next() % 9 {
+                    0 => 0xc3,
+                    1 => b' ',
+                    2 => 0x7f,
+                    _ => b'a' + (next() % 26) as u8,
+                })
+                .collect();
+            if len > 0 && next() % 4 != 0 {
+                let i = (next() % len as u64) as usize;
+                text[i] = ALPHABET[(next() % 5) as usize];
+            }
+            let from = (next() % 80) as usize;
+            // The model: whole pairs of plain bytes from `from`, and whether one is above ASCII.
+            let mut want_at = from;
+            while let Some(pair) = text.get(want_at..want_at + 128) {
+                if pair.iter().any(|&c| matches!(c, b'"' | b'\\' | 0..0x20)) {
+                    break;
+                }
+                want_at += 128;
+            }
+            let want = (
+                want_at,
+                text.get(from..want_at).is_some_and(|s| !s.is_ascii()),
+            );
+            assert_eq!(Skip(&text, from).run(Baseline), want, "{text:?} {from}");
+            let base =
+                std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
+            if base && std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: AVX-512BW, `pclmulqdq` and BMI1 were detected just above.
+                let got = unsafe { run_kernel_avx512(Skip(&text, from)) };
+                assert_eq!(got, want, "{text:?} {from}");
+            }
+            if base && std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2, `pclmulqdq` and BMI1 were detected just above.
+                let got = unsafe { run_kernel_avx2(Skip(&text, from)) };
+                assert_eq!(got, want, "{text:?} {from}");
+            }
+        }
+    }
+
+    /// A scan that only skips plain text.
+    struct Skip<'a>(&'a [u8], usize);
+
+    impl KernelScan for Skip<'_> {
+        type Output = (usize, bool);
+
+        #[inline(always)]
+        fn run(self, k: impl Kernel) -> Self::Output {
+            k.skip_plain(self.0, self.1)
         }
     }
 

@@ -2,9 +2,12 @@
 //!
 //! Short plain strings (most keys and values) never get here: `mod.rs` skips them from the
 //! masks of one 16-byte chunk. Everything else (long text, escapes, bytes above ASCII) is read
-//! here, from the masks of 64-byte blocks: the closing quote and the control bytes from the
-//! quote and control masks, the escaped bytes from the backslash runs, and the letters after
-//! the backslashes from a classification of their own; only `\u` escapes are read one by one.
+//! here. A plain run at the start of a string (long text, base64) is skipped first, two blocks
+//! at a time, on one test a pair ([`Kernel::skip_plain`]); the rest is read from the masks of
+//! 64-byte blocks: the closing quote and the control bytes from the quote and control masks,
+//! the escaped bytes from the backslash runs, and the letters after the backslashes from a
+//! classification of their own; only `\u` escapes are read one by one. Bytes above ASCII are
+//! noted from the same masks, so that an ASCII frame needs no UTF-8 check after its scan.
 
 use super::{Scanner, block_at};
 use crate::Error;
@@ -91,12 +94,19 @@ impl<'buf> Scanner<'buf> {
     #[inline(always)]
     pub(crate) fn string_with(&mut self, k: impl Kernel) -> Result<(&'buf [u8], bool), Error> {
         debug_assert_eq!(self.peek(), Some(b'"'));
-        // This path takes any UTF-8 (and, until the frame's check, any byte above ASCII).
-        self.maybe_non_ascii = true;
         let start = self.pos + 1;
         let mut escapes = false;
-        let mut at = start;
-        // Bytes escaped by a backslash at the end of the block before.
+        // A plain run from the string's start (long text, a base64 blob) is skipped with the
+        // kernel's test of two blocks at a time, cheaper than their masks. Only from the
+        // start: in text that mixes escapes with plain runs, each test that fails is a
+        // mispredicted branch and work done twice, and the block loop would pay for the state.
+        // The bytes above ASCII are noted, as the blocks' are below: this path takes any UTF-8
+        // (and, until the frame's check, any byte above ASCII), and marks the frame when it
+        // took one.
+        let (mut at, above_ascii) = k.skip_plain(self.b, start);
+        let mut high = u64::from(above_ascii);
+        // Bytes escaped by a backslash at the end of the block before (none after a plain
+        // run).
         let mut carry = 0;
         // Past a surrogate pair's first `\u`: its second one is part of it.
         let mut escapes_from = start;
@@ -126,12 +136,15 @@ impl<'buf> Scanner<'buf> {
                 if self.b[end] != b'"' {
                     return Err(Error::BadString);
                 }
+                // INVARIANT of `maybe_non_ascii`: set when the body took a byte above ASCII.
+                self.maybe_non_ascii |= (high | (s.high & before)) != 0;
                 self.pos = end + 1;
                 return Ok((&self.b[start..end], escapes));
             }
             if len < 64 {
                 return Err(Error::Truncated);
             }
+            high |= s.high;
             at += 64;
         }
     }
@@ -317,9 +330,10 @@ mod tests {
     #[test]
     fn strings_end_at_their_quote_wherever_it_falls() {
         // Every length around the chunk sizes, plain and with escapes that cross chunks.
-        for len in 0..200 {
+        // Past 128 bytes, a plain start is skipped a pair of blocks at a time first.
+        for len in 0..300 {
             for escape in ["", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\\\"] {
-                for at in [0, 13, 15, 16, 63, 64, 100, 159, 160] {
+                for at in [0, 13, 15, 16, 63, 64, 100, 127, 128, 159, 160, 255, 256] {
                     let mut body = "x".repeat(len);
                     if at <= body.len() {
                         body.insert_str(at, escape);
@@ -344,7 +358,7 @@ mod tests {
     fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
         // `string` takes the widest vectors the CPU has; `string_with(Baseline)` is the SSE2
         // path every other build uses. Random strings with escapes, faults and block ends.
-        let pieces: [&str; 12] = [
+        let pieces: [&str; 13] = [
             "abc",
             "\\n",
             "\\\"",
@@ -357,6 +371,7 @@ mod tests {
             "\u{e9}",
             "\"",
             &"p".repeat(61),
+            &"q".repeat(150),
         ];
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         let rounds = if cfg!(miri) { 300 } else { 20_000 };
@@ -374,6 +389,12 @@ mod tests {
             assert_eq!(got, base.string_with(arch::Baseline), "{text:?}");
             if got.is_ok() {
                 assert_eq!(wide.pos, base.pos, "{text:?}");
+                assert_eq!(wide.maybe_non_ascii, base.maybe_non_ascii, "{text:?}");
+                assert_eq!(
+                    wide.maybe_non_ascii,
+                    !text[..wide.pos].is_ascii(),
+                    "{text:?}"
+                );
             }
         }
     }

@@ -847,3 +847,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(proptest_config(1024))]
+
+    /// Long strings (`scan/string.rs`): a plain start of any length, which the scan skips two
+    /// blocks at a time, then anything, then more plain text. The scan takes the string
+    /// exactly when serde_json takes it, and marks the frame for its UTF-8 check exactly when
+    /// the string holds a byte above ASCII.
+    #[test]
+    fn long_strings_are_read_as_serde_json_reads_them(
+        plain in vec(
+            prop_oneof![
+                8 => prop::char::range('a', 'z'),
+                1 => Just(' '),
+                1 => Just('\u{e9}'),
+                1 => Just('\u{7f}'),
+            ],
+            0..400,
+        ),
+        tail in vec(character(), 0..12),
+        rest in vec(prop::char::range('a', 'z'), 0..200),
+    ) {
+        let body: String = plain.into_iter().chain(tail).chain(rest).collect();
+        let text = format!("\"{body}\"");
+        let valid = parse_json(text.as_bytes()).is_some();
+        let mut sc = crate::scan::Scanner::new(text.as_bytes(), 8);
+        let took = sc.value(0).is_ok() && sc.at_end();
+        prop_assert_eq!(took, valid, "{:?}", text);
+        if took {
+            prop_assert_eq!(sc.maybe_non_ascii(), !text.is_ascii(), "{:?}", text);
+        }
+    }
+}
