@@ -355,6 +355,40 @@ mod tests {
     }
 
     #[test]
+    fn every_kernel_reads_long_strings_alike() {
+        // Plain starts of every length around the pairs of blocks that AVX2 skips at once,
+        // then something for the block scan, then more text; with each kernel the CPU has.
+        struct Read<'a>(&'a [u8]);
+        impl KernelScan for Read<'_> {
+            type Output = (Result<(usize, bool), Error>, usize, bool);
+            #[inline(always)]
+            fn run(self, k: impl Kernel) -> Self::Output {
+                let mut sc = Scanner::new(self.0, 8);
+                let got = sc
+                    .string_with(k)
+                    .map(|(body, escapes)| (body.len(), escapes));
+                (got, sc.pos, sc.maybe_non_ascii)
+            }
+        }
+        let step = if cfg!(miri) { 61 } else { 1 };
+        for len in (0..400).step_by(step) {
+            for (i, then) in ["", "\\n", "\\u00e9", "\\q", "\"", "\u{1}", "\u{e9}"]
+                .iter()
+                .enumerate()
+            {
+                let plain: String = (0..len)
+                    .map(|j| if (j + i) % 97 == 96 { '\u{fc}' } else { 'p' })
+                    .collect();
+                let text = format!("\"{plain}{then}{}\"", "t".repeat(len % 70));
+                let all = arch::with_each_kernel(|| Read(text.as_bytes()));
+                assert!(all.windows(2).all(|w| w[0] == w[1]), "{text:?} {all:?}");
+                let want_ok = !matches!(*then, "\\q" | "\u{1}");
+                assert_eq!(all[0].0.is_ok(), want_ok, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn the_run_time_string_scan_agrees_with_the_baseline_scan() {
         // `string` takes the widest vectors the CPU has; `string_with(Baseline)` is the SSE2
         // path every other build uses. Random strings with escapes, faults and block ends.
