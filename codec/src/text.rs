@@ -9,8 +9,9 @@
 //! - outside strings the JSON grammar only takes ASCII bytes. Inside them, the inline path of
 //!   short plain strings (most keys and values) refuses bytes above ASCII, leaving such
 //!   strings to the block scan, which marks the frame when such a string holds one
-//!   (`Scanner::maybe_non_ascii`, an INVARIANT of the scanner). A frame scanned whole and not marked is ASCII, hence UTF-8.
-//!   Any other frame gets the full check (`simdutf8`), as every frame used to;
+//!   (`Scanner::maybe_non_ascii`, an INVARIANT of the scanner). A frame scanned whole and not
+//!   marked is ASCII, hence UTF-8. Any other frame gets the full check (`simdutf8`), as every
+//!   frame used to;
 //! - the scanner's spans ([`Span`], which only the scanner makes) start and end next to ASCII
 //!   bytes of JSON syntax, so they cut a UTF-8 text at character boundaries.
 //!

@@ -33,7 +33,8 @@ use core::arch::x86_64::{
 
 /// A vector extension the CPU running this process has.
 ///
-/// INVARIANT: only [`Wide::detect`] makes one, and only for an extension the CPU has, with
+/// INVARIANT: a value is only handed out by [`Wide::detect`] (and, in tests, by
+/// `all_detected`), and only for an extension that `is_available` found on the CPU, with
 /// `pclmulqdq` and BMI1; every `unsafe` call in this module relies on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wide {
@@ -44,35 +45,31 @@ pub(crate) enum Wide {
 }
 
 impl Wide {
-    /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2, each with
-    /// the carry-less multiply (`pclmulqdq`) and BMI1 (the standard library caches the checks).
+    /// The extensions a [`Kernel`] may use, widest first.
+    const ALL: [Self; 2] = [Self::Avx512, Self::Avx2];
+
+    /// Whether the CPU has this extension, with the carry-less multiply (`pclmulqdq`) and BMI1
+    /// that every kernel needs (the standard library caches the checks).
+    fn is_available(self) -> bool {
+        std::is_x86_feature_detected!("pclmulqdq")
+            && std::is_x86_feature_detected!("bmi1")
+            && match self {
+                Self::Avx512 => std::is_x86_feature_detected!("avx512bw"),
+                Self::Avx2 => std::is_x86_feature_detected!("avx2"),
+            }
+    }
+
+    /// The widest extension the CPU has for a [`Kernel`], if any: AVX-512BW or AVX2.
     #[inline]
     pub(crate) fn detect() -> Option<Self> {
-        if !std::is_x86_feature_detected!("pclmulqdq") || !std::is_x86_feature_detected!("bmi1") {
-            None
-        } else if std::is_x86_feature_detected!("avx512bw") {
-            Some(Self::Avx512)
-        } else if std::is_x86_feature_detected!("avx2") {
-            Some(Self::Avx2)
-        } else {
-            None
-        }
+        Self::ALL.into_iter().find(|w| w.is_available())
     }
 
     /// Every extension the CPU has for a [`Kernel`] (the widest first), for tests that check
     /// each kernel, not only the one [`Wide::detect`] picks.
     #[cfg(test)]
     pub(crate) fn all_detected() -> Vec<Self> {
-        let base =
-            std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
-        let mut all = Vec::new();
-        if base && std::is_x86_feature_detected!("avx512bw") {
-            all.push(Self::Avx512);
-        }
-        if base && std::is_x86_feature_detected!("avx2") {
-            all.push(Self::Avx2);
-        }
-        all
+        Self::ALL.into_iter().filter(|w| w.is_available()).collect()
     }
 
     /// Runs `scan` with this extension's [`Kernel`].
@@ -81,8 +78,8 @@ impl Wide {
     #[inline]
     pub(crate) fn run_kernel<S: KernelScan>(self, scan: S) -> S::Output {
         match self {
-            // SAFETY: `detect` made this value only after it found AVX-512BW, `pclmulqdq` and
-            // BMI1, all that `run_kernel_avx512` requires.
+            // SAFETY: this value was handed out only after `is_available` found AVX-512BW,
+            // `pclmulqdq` and BMI1, all that `run_kernel_avx512` requires.
             Self::Avx512 => unsafe { run_kernel_avx512(scan) },
             // SAFETY: as above, with AVX2 for `run_kernel_avx2`.
             Self::Avx2 => unsafe { run_kernel_avx2(scan) },
@@ -543,17 +540,9 @@ mod tests {
                 *b = bytes[(state % bytes.len() as u64) as usize];
             }
             let want = Classify(&block, state).run(Baseline);
-            let base =
-                std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
-            if base && std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: AVX-512BW, `pclmulqdq` and BMI1 were detected just above.
-                let got = unsafe { run_kernel_avx512(Classify(&block, state)) };
-                assert_eq!(got, want, "{block:?}");
-            }
-            if base && std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2, `pclmulqdq` and BMI1 were detected just above.
-                let got = unsafe { run_kernel_avx2(Classify(&block, state)) };
-                assert_eq!(got, want, "{block:?}");
+            for wide in Wide::all_detected() {
+                let got = wide.run_kernel(Classify(&block, state));
+                assert_eq!(got, want, "{wide:?} {block:?}");
             }
         }
     }
@@ -599,17 +588,14 @@ mod tests {
             );
             // The kernels without a cheaper test skip nothing.
             assert_eq!(Skip(&text, from).run(Baseline), (from, false));
-            let base =
-                std::is_x86_feature_detected!("pclmulqdq") && std::is_x86_feature_detected!("bmi1");
-            if base && std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: AVX-512BW, `pclmulqdq` and BMI1 were detected just above.
-                let got = unsafe { run_kernel_avx512(Skip(&text, from)) };
-                assert_eq!(got, (from, false), "{text:?} {from}");
-            }
-            if base && std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2, `pclmulqdq` and BMI1 were detected just above.
-                let got = unsafe { run_kernel_avx2(Skip(&text, from)) };
-                assert_eq!(got, want, "{text:?} {from}");
+            for wide in Wide::all_detected() {
+                let want = if wide == Wide::Avx2 {
+                    want
+                } else {
+                    (from, false)
+                };
+                let got = wide.run_kernel(Skip(&text, from));
+                assert_eq!(got, want, "{wide:?} {text:?} {from}");
             }
         }
     }

@@ -230,8 +230,9 @@ pub(crate) struct Scanner<'buf> {
     /// INVARIANT: false only while every byte the scan took is ASCII. The grammar takes bytes
     /// above ASCII only inside strings; the short-string paths refuse them (leaving such a
     /// string to [`Scanner::string_with`]); `string_with` and the bulk scan take them and set
-    /// this when a string they took holds one (from the masks of its blocks). A frame scanned whole with this false is ASCII, so
-    /// it is UTF-8 without a second pass (`text.rs` relies on this).
+    /// this when a string they took holds one (from the masks of its blocks). A frame scanned
+    /// whole with this false is ASCII, so it is UTF-8 without a second pass (`text.rs` relies
+    /// on this).
     maybe_non_ascii: bool,
     /// The text is known to be valid JSON ([`Scanner::trusted`]).
     trusted: bool,
