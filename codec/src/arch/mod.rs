@@ -91,9 +91,8 @@ pub(crate) trait Kernel: Copy {
     fn number_starts(self, block: &[u8; 64]) -> u64;
     /// The number masks of `block`.
     fn scalars(self, block: &[u8; 64]) -> Scalars;
-    /// The bytes of `block` that may follow a `\\` as a one-letter escape (`"\\/bfnrt`), and
-    /// its `u`s.
-    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64);
+    /// The bytes of `block` that no `\\` may escape (all but `"\\/bfnrtu`), and its `u`s.
+    fn non_escapes(self, block: &[u8; 64]) -> (u64, u64);
     /// Skips the plain text of `b` from `at`, two blocks at a time: returns where the first
     /// pair that holds a quote, a backslash or a control byte starts (or where fewer than 128
     /// bytes are left), and whether the bytes skipped hold one above ASCII. Inside a string,
@@ -157,8 +156,8 @@ struct Classes16 {
     punctuation: Punctuation,
     controls: Controls,
     scalars: Scalars,
-    /// [`Kernel::escape_letters`]: the one-letter escapes, and `u`.
-    letters: u64,
+    /// [`Kernel::non_escapes`]: the bytes no backslash may escape, and `u`.
+    others: u64,
     u: u64,
 }
 
@@ -245,9 +244,9 @@ impl Kernel for Baseline {
     }
 
     #[inline(always)]
-    fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
-        let [letters, u] = Self::assemble(block, |c| [c.letters, c.u]);
-        (letters, u)
+    fn non_escapes(self, block: &[u8; 64]) -> (u64, u64) {
+        let [others, u] = Self::assemble(block, |c| [c.others, c.u]);
+        (others, u)
     }
 
     #[inline(always)]
@@ -312,7 +311,7 @@ fn classes16(s: &[u8; 16]) -> Classes16 {
             point: eq(v, b'.'),
             exponent: eq(lower, b'e'),
         },
-        letters: b"\"\\/bfnrt".iter().fold(0, |m, &c| m | eq(v, c)),
+        others: !b"\"\\/bfnrtu".iter().fold(0, |m, &c| m | eq(v, c)) & 0xffff,
         u: eq(v, b'u'),
     }
 }
@@ -353,7 +352,7 @@ fn classes16_portable(s: &[u8; 16]) -> Classes16 {
             point: bits(&|x| x == b'.'),
             exponent: bits(&|x| matches!(x, b'e' | b'E')),
         },
-        letters: bits(&|x| b"\"\\/bfnrt".contains(&x)),
+        others: bits(&|x| !b"\"\\/bfnrtu".contains(&x)),
         u: bits(&|x| x == b'u'),
     }
 }

@@ -25,10 +25,10 @@ use core::arch::x86_64::{
     _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256,
     _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
     _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_sub_epi8, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
-    _mm512_broadcast_i32x4, _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512,
-    _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16,
-    _mm512_sub_epi8, _mm512_test_epi8_mask,
+    _mm256_sub_epi8, _mm256_testz_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
+    _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_loadu_si512, _mm512_movepi8_mask,
+    _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
+    _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
 };
 
 /// A vector extension the CPU running this process has.
@@ -91,7 +91,7 @@ impl Wide {
 /// calls its function, which the kernel's INVARIANT (the CPU has the features) makes sound.
 macro_rules! kernel {
     ($kernel:ident: $strings:ident, $punctuation:ident, $controls:ident, $number_starts:ident,
-     $scalars:ident, $escape_letters:ident $(; $skip_plain:ident)?) => {
+     $scalars:ident, $non_escapes:ident $(; $skip_plain:ident)?) => {
         impl Kernel for $kernel {
             $(
                 #[inline(always)]
@@ -135,9 +135,9 @@ macro_rules! kernel {
             }
 
             #[inline(always)]
-            fn escape_letters(self, block: &[u8; 64]) -> (u64, u64) {
+            fn non_escapes(self, block: &[u8; 64]) -> (u64, u64) {
                 // SAFETY: the CPU has the kernel's extension (its INVARIANT).
-                unsafe { $escape_letters(block) }
+                unsafe { $non_escapes(block) }
             }
 
             #[inline(always)]
@@ -162,7 +162,7 @@ macro_rules! kernel {
 struct Avx512Kernel(());
 
 kernel!(Avx512Kernel: strings_avx512, punctuation_avx512, controls_avx512,
-    number_starts_avx512, scalars_avx512, escape_letters_avx512);
+    number_starts_avx512, scalars_avx512, non_escapes_avx512);
 
 /// The [`Kernel`] of AVX2.
 ///
@@ -172,7 +172,7 @@ kernel!(Avx512Kernel: strings_avx512, punctuation_avx512, controls_avx512,
 struct Avx2Kernel(());
 
 kernel!(Avx2Kernel: strings_avx2, punctuation_avx2, controls_avx2, number_starts_avx2,
-    scalars_avx2, escape_letters_avx2; skip_plain_avx2);
+    scalars_avx2, non_escapes_avx2; skip_plain_avx2);
 
 /// `scan` compiled with AVX-512BW, `pclmulqdq` and BMI1, with their kernel inlined.
 ///
@@ -286,9 +286,10 @@ fn number_starts_avx512(block: &[u8; 64]) -> u64 {
         | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8))
 }
 
-/// The classes of [`Kernel::escape_letters`] by the nibbles of a byte: bit 0 to 3 mark the
+/// The classes of [`Kernel::non_escapes`] by the nibbles of a byte: bit 0 to 3 mark the
 /// one-letter escapes whose high nibble is 2, 5, 6 or 7, bit 4 the `u`. A byte is of a class
-/// when its low nibble's entry and its high nibble's entry share the class's bit.
+/// when its low nibble's entry and its high nibble's entry share the class's bit, and may be
+/// escaped when it is of one.
 const ESCAPES_BY_LOW_NIBBLE: [i8; 16] = {
     let mut t = [0i8; 16];
     t[0x2] = 0x01 | 0x04 | 0x08; // `"`, `b`, `r`
@@ -311,9 +312,9 @@ const ESCAPES_BY_HIGH_NIBBLE: [i8; 16] = {
     t
 };
 
-/// [`Kernel::escape_letters`] from two nibble lookups, straight into mask registers.
+/// [`Kernel::non_escapes`] from two nibble lookups, straight into mask registers.
 #[target_feature(enable = "avx512bw")]
-fn escape_letters_avx512(block: &[u8; 64]) -> (u64, u64) {
+fn non_escapes_avx512(block: &[u8; 64]) -> (u64, u64) {
     let v = load64(block);
     let table = |t: [i8; 16]| {
         let lane = vector16(t);
@@ -327,38 +328,34 @@ fn escape_letters_avx512(block: &[u8; 64]) -> (u64, u64) {
         _mm512_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
     );
     (
-        _mm512_test_epi8_mask(classes, _mm512_set1_epi8(0x0f)),
-        _mm512_test_epi8_mask(classes, _mm512_set1_epi8(0x10)),
+        _mm512_testn_epi8_mask(classes, classes),
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'u' as i8)),
     )
 }
 
-/// [`Kernel::escape_letters`] from two nibble lookups per 32-byte half.
+/// [`Kernel::non_escapes`] from two nibble lookups per 32-byte half; the `u`s from a compare
+/// of their own, so that neither mask needs its compare inverted.
 #[target_feature(enable = "avx2")]
-fn escape_letters_avx2(block: &[u8; 64]) -> (u64, u64) {
+fn non_escapes_avx2(block: &[u8; 64]) -> (u64, u64) {
     let table = |t: [i8; 16]| {
         let lane = vector16(t);
         _mm256_broadcastsi128_si256(lane)
     };
-    let classes = |v: __m256i| {
+    let others = halves(block, |v| {
         let nibble = _mm256_set1_epi8(0x0f);
         let low = _mm256_and_si256(v, nibble);
         let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
-        _mm256_and_si256(
+        let classes = _mm256_and_si256(
             _mm256_shuffle_epi8(table(ESCAPES_BY_LOW_NIBBLE), low),
             _mm256_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
-        )
-    };
-    let class = |bit: i8| {
-        halves(block, move |v| {
-            let hit = _mm256_and_si256(classes(v), _mm256_set1_epi8(bit));
-            // Nonzero bytes: not equal to zero, so their compare with zero is false.
-            _mm256_xor_si256(
-                _mm256_cmpeq_epi8(hit, _mm256_setzero_si256()),
-                _mm256_set1_epi8(-1),
-            )
-        })
-    };
-    (class(0x0f), class(0x10))
+        );
+        // A byte of no class is no escape.
+        _mm256_cmpeq_epi8(classes, _mm256_setzero_si256())
+    });
+    let u = halves(block, |v| {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8))
+    });
+    (others, u)
 }
 
 /// The 16 bytes of `t` as a vector.
@@ -634,7 +631,7 @@ mod tests {
                 k.controls(self.0),
                 k.number_starts(self.0),
                 k.scalars(self.0),
-                k.escape_letters(self.0),
+                k.non_escapes(self.0),
                 k.prefix_xor(self.1),
             )
         }

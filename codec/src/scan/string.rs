@@ -124,8 +124,8 @@ impl<'buf> Scanner<'buf> {
             let escaped = escaped & before;
             if escaped != 0 {
                 escapes = true;
-                let (letters, u) = k.escape_letters(block);
-                if escaped & !(letters | u) != 0 {
+                let (others, u) = k.non_escapes(block);
+                if escaped & others != 0 {
                     // A fault: each escape in turn names it.
                     return Err(self.escape_fault(escaped, at));
                 }
