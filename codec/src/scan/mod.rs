@@ -980,6 +980,41 @@ mod tests {
     }
 
     #[test]
+    fn white_space_runs_are_skipped_as_byte_by_byte_reading_skips_them() {
+        // Runs of every length to 40 from the four white space bytes, then a byte that ends
+        // them (a token, a vertical tab, a byte above ASCII) or the end of the text, read as
+        // a message (a line feed is white space) and as a line (a line feed ends it).
+        let mut state = 0x0123_4567_89AB_CDEF_u64;
+        for len in 0..=40 {
+            for round in 0..64 {
+                let mut text: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        b" \t\r\n          "[(state % 14) as usize]
+                    })
+                    .collect();
+                let end: [&[u8]; 4] = [b"\"", b"\x0b", b"\xc3", b""];
+                text.extend_from_slice(end[round % 4]);
+                for line in [false, true] {
+                    let mut sc = if line {
+                        Scanner::line_at_start(&text, 8)
+                    } else {
+                        Scanner::new(&text, 8)
+                    };
+                    sc.skip_ws();
+                    let want = text
+                        .iter()
+                        .position(|&c| !(matches!(c, b' ' | b'\t' | b'\r') || c == b'\n' && !line))
+                        .unwrap_or(text.len());
+                    assert_eq!(sc.pos(), want, "{text:?} line: {line}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn depth_limit_counts_containers() {
         let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
         assert_eq!(check(&ok, 128), Ok(Kind::Array));

@@ -380,6 +380,8 @@ pub(super) static SEEDS: &[Seed] = &[
     // and past it, runs of tabs, line breaks, and a run that reaches the end of the text.
     seed("indented message", b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t7,\r\n                                \"method\"   :   \"ping\"\n}\n                \t", ping("7")),
     seed("wide-spaced line", b"{                \"jsonrpc\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\"2.0\" ,                 \"id\"  :  8   ,   \"method\": \"ping\"                                  }                 ", ping("8")),
+    seed("line breaks with indentation of fifteen spaces", b"{\n               \"jsonrpc\":\"2.0\",\r\n               \"id\": 7,\"method\":\"ping\"}", ping("7")),
+    seed("a vertical tab after a long run of white space", b"{\"jsonrpc\":\"2.0\",\n                    \x0b\"id\":7,\"method\":\"ping\"}", NOT_JSON),
     seed("empty batch", b"[]", invalid(None)),
     seed("empty batch with white space", b" [ \t] ", invalid(None)),
     seed("batch with a bad element is not JSON", br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{]"#, NOT_JSON),
