@@ -460,6 +460,7 @@ fn escape_mask16_portable(s: &[u8; 16]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::xorshift;
 
     /// `n` blocks of bytes that matter to the masks, and neighbours of them.
     fn blocks<const N: usize>(alphabet: &[u8], n: usize, seed: u64) -> Vec<[u8; N]> {
@@ -468,10 +469,7 @@ mod tests {
             .map(|_| {
                 let mut block = [0u8; N];
                 for b in &mut block {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    *b = alphabet[(state % alphabet.len() as u64) as usize];
+                    *b = alphabet[(xorshift(&mut state) % alphabet.len() as u64) as usize];
                 }
                 block
             })
@@ -538,9 +536,7 @@ mod tests {
     fn the_baseline_prefix_xor_is_the_running_parity() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         for _ in 0..1000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = xorshift(&mut state);
             let mut parity = 0;
             let mut want = 0;
             for i in 0..64 {

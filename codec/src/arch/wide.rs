@@ -515,6 +515,7 @@ fn number_starts_avx2(block: &[u8; 64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::xorshift;
 
     /// Bytes that matter to the masks, and neighbours of them.
     const ALPHABET: [u8; 12] = [
@@ -531,10 +532,7 @@ mod tests {
         for _ in 0..n {
             let mut block = [0u8; 64];
             for b in &mut block {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *b = bytes[(state % bytes.len() as u64) as usize];
+                *b = bytes[(xorshift(&mut state) % bytes.len() as u64) as usize];
             }
             let want = Classify(&block, state).run(Baseline);
             for wide in Wide::all_detected() {
@@ -549,12 +547,7 @@ mod tests {
         use super::super::Baseline;
         let n = if cfg!(miri) { 40 } else { 3_000 };
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = move || xorshift(&mut state);
         for _ in 0..n {
             // Plain text (letters, spaces, bytes above ASCII), with at most one special byte.
             let len = (next() % 700) as usize;

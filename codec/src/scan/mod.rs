@@ -873,6 +873,7 @@ pub(super) fn word_at(b: &[u8], i: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::xorshift;
 
     pub(super) fn check(s: &str, depth: usize) -> Result<Kind, Error> {
         let mut sc = Scanner::new(s.as_bytes(), depth);
@@ -924,12 +925,7 @@ mod tests {
     #[test]
     fn the_container_stack_agrees_with_a_vec_in_any_order_of_pushes_and_pops() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = move || xorshift(&mut state);
         for _ in 0..50 {
             let mut stack = Containers::new();
             let mut model: Vec<bool> = Vec::new();
@@ -988,12 +984,7 @@ mod tests {
         for len in 0..=40 {
             for round in 0..64 {
                 let mut text: Vec<u8> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        b" \t\r\n          "[(state % 14) as usize]
-                    })
+                    .map(|_| b" \t\r\n          "[(xorshift(&mut state) % 14) as usize])
                     .collect();
                 let end: [&[u8]; 4] = [b"\"", b"\x0b", b"\xc3", b""];
                 text.extend_from_slice(end[round % 4]);

@@ -295,14 +295,13 @@ pub(crate) fn trusted_string_end(b: &[u8], mut i: usize) -> usize {
 mod tests {
     use super::*;
     use crate::scan::Scanner;
+    use crate::tests::xorshift;
 
     #[test]
     fn escaped_bytes_agree_with_a_walk_over_blocks() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = xorshift(&mut state);
             // Backslash runs of every length, across block ends: dense random masks.
             let blocks = [state, state.rotate_left(17) & state.rotate_left(5), !state];
             let mut carry = 0;
@@ -412,10 +411,7 @@ mod tests {
         for _ in 0..rounds {
             let mut text = String::from("\"");
             for _ in 0..(state % 24) {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
+                text.push_str(pieces[(xorshift(&mut state) % pieces.len() as u64) as usize]);
             }
             let mut wide = Scanner::new(text.as_bytes(), 8);
             let mut base = Scanner::new(text.as_bytes(), 8);

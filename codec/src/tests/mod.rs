@@ -38,3 +38,12 @@ fn proptest_config(cases: u32) -> Config {
         ..default
     }
 }
+
+/// One step of a xorshift generator: the unit tests' cheap, deterministic stream of words.
+/// Returns the new state.
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
