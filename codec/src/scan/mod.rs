@@ -12,7 +12,8 @@
 //! 16-byte chunk, where its end comes from the quote mask alone and the other mask only
 //! confirms it (the walk is bound by the latency from one token's end to the next); longer
 //! ones, and those with escapes, are read 64 bytes at a time (`string.rs`). Numbers are read
-//! in `number.rs`.
+//! in `number.rs`, white space in `space.rs`; the walk keeps the kinds of the open
+//! containers one bit a level (`containers.rs`).
 //! Once a container's walk has taken [`BULK_AFTER`] bytes, the rest of it goes to the bulk
 //! scan (`bulk.rs`), which validates 64 bytes at a time from masks of each block, with no
 //! step per token.
@@ -25,8 +26,12 @@
 //! a string may be anything above ASCII.
 
 mod bulk;
+mod containers;
 mod number;
+mod space;
 mod string;
+
+use containers::Containers;
 
 use string::escaped_bytes;
 pub(crate) use string::trusted_string_end;
@@ -101,79 +106,6 @@ const fn without_lowest(m: u64) -> u64 {
 #[inline(always)]
 const fn up_to_lowest(m: u64) -> u64 {
     m ^ m.wrapping_sub(1)
-}
-
-/// A stack of container kinds (object or array), as a shift register: bit 0 of `inner` is
-/// the top container, bit `j` the one `j` levels under it, for the 64 innermost levels; a push
-/// shifts in, a pop shifts out, and the check after every value tests one bit.
-/// Deeper levels shift on into `outer` (64 more) and then into `spill`.
-struct Containers {
-    /// Bit `j`: the container `j` levels under the top (0 for the top) is an object.
-    inner: u64,
-    /// Bit `j`: the container `64 + j` levels under the top is an object.
-    outer: u64,
-    /// The levels under the 128 innermost, outermost first; only with a depth limit raised
-    /// past the default.
-    spill: Vec<bool>,
-    len: usize,
-}
-
-impl Containers {
-    #[inline]
-    const fn new() -> Self {
-        Self {
-            inner: 0,
-            outer: 0,
-            spill: Vec::new(),
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, object: bool) {
-        if self.len >= 64 {
-            self.push_outer();
-        }
-        self.inner = (self.inner << 1) | u64::from(object);
-        self.len += 1;
-    }
-
-    /// Moves the 64th level down into `outer` (and `outer`'s last into `spill`).
-    #[cold]
-    fn push_outer(&mut self) {
-        if self.len >= 128 {
-            self.spill.push(self.outer >> 63 != 0);
-        }
-        self.outer = (self.outer << 1) | (self.inner >> 63);
-    }
-
-    /// Pops the top; returns whether it was an object.
-    #[inline(always)]
-    fn pop(&mut self) -> bool {
-        let was = self.top();
-        self.inner >>= 1;
-        self.len -= 1;
-        if self.len >= 64 {
-            self.pop_outer();
-        }
-        was
-    }
-
-    /// Moves the level 64 under the new top back up from `outer` (and `spill` into `outer`).
-    #[cold]
-    fn pop_outer(&mut self) {
-        self.inner |= (self.outer & 1) << 63;
-        self.outer >>= 1;
-        if self.len >= 128 {
-            self.outer |= u64::from(self.spill.pop().unwrap_or(false)) << 63;
-        }
-    }
-
-    /// Whether the top container is an object (meaningless while `len` is 0).
-    #[inline(always)]
-    const fn top(&self) -> bool {
-        self.inner & 1 != 0
-    }
 }
 
 /// Bytes of a scanned text that the scanner took as one value, or as the body of a string
@@ -290,79 +222,6 @@ impl<'buf> Scanner<'buf> {
         let mut sc = Self::new(b, max_depth);
         sc.newline_ends = true;
         sc
-    }
-
-    #[inline(always)]
-    pub(crate) fn skip_ws(&mut self) {
-        match self.b.get(self.pos) {
-            // Compact text: nothing to skip.
-            Some(&c) if c > b' ' => {}
-            // Spaced text (`", "`, `": "`): one space.
-            Some(b' ') if self.b.get(self.pos + 1).is_some_and(|&c| c > b' ') => self.pos += 1,
-            // A line's end (`\n`, when it ends the text) or the end of the text.
-            Some(b'\n') if self.newline_ends => {}
-            None => {}
-            _ => self.skip_ws_run(),
-        }
-    }
-
-    /// Skips white space; true when there was some (spaced text).
-    #[inline(always)]
-    pub(crate) fn past_ws(&mut self) -> bool {
-        let at = self.pos;
-        self.skip_ws();
-        self.pos != at
-    }
-
-    /// [`Scanner::skip_ws`] for longer runs (line breaks and indentation): runs of spaces
-    /// eight bytes a step, from one word compare, the other white space byte by byte.
-    #[inline(never)]
-    fn skip_ws_run(&mut self) {
-        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-        // INVARIANT of `pos`: every step takes white space, which is ASCII.
-        loop {
-            match self.b.get(self.pos) {
-                Some(b' ') => match word_at(self.b, self.pos) {
-                    Some(w) => {
-                        // The first byte that is no space is the lowest nonzero byte.
-                        let other = w ^ SPACES;
-                        self.pos += if other == 0 {
-                            8
-                        } else {
-                            (other.trailing_zeros() / 8) as usize
-                        };
-                    }
-                    None => self.pos += 1,
-                },
-                Some(b'\t' | b'\r') => self.pos += 1,
-                Some(b'\n') if !self.newline_ends => {
-                    // A line break, and the indentation after it in the same step.
-                    self.pos += 1;
-                    if let Some(w) = word_at(self.b, self.pos) {
-                        let other = w ^ SPACES;
-                        self.pos += if other == 0 {
-                            8
-                        } else {
-                            (other.trailing_zeros() / 8) as usize
-                        };
-                    }
-                }
-                _ => return,
-            }
-        }
-    }
-
-    /// Skips white space and returns the byte at the cursor then, if any: one bounds check and
-    /// one load when no white space comes first, as in compact text.
-    #[inline(always)]
-    fn peek_past_ws(&mut self) -> Option<u8> {
-        match self.b.get(self.pos) {
-            Some(&c) if c > b' ' => Some(c),
-            _ => {
-                self.skip_ws();
-                self.peek()
-            }
-        }
     }
 
     /// Skips white space, then takes the ASCII byte `c` or fails.
@@ -873,7 +732,6 @@ pub(super) fn word_at(b: &[u8], i: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tests::xorshift;
 
     pub(super) fn check(s: &str, depth: usize) -> Result<Kind, Error> {
         let mut sc = Scanner::new(s.as_bytes(), depth);
@@ -919,89 +777,6 @@ mod tests {
             (r#"{"a":"b""#, Error::Truncated),
         ] {
             assert_eq!(check(text, 8), Err(want), "{text}");
-        }
-    }
-
-    #[test]
-    fn the_container_stack_agrees_with_a_vec_in_any_order_of_pushes_and_pops() {
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        let mut next = move || xorshift(&mut state);
-        for _ in 0..50 {
-            let mut stack = Containers::new();
-            let mut model: Vec<bool> = Vec::new();
-            // Walks up and down across the 128 inline levels.
-            for _ in 0..2_000 {
-                let r = next();
-                if model.is_empty() || (r % 100 < 55 && model.len() < 400) {
-                    let k = r & (1 << 40) != 0;
-                    stack.push(k);
-                    model.push(k);
-                } else {
-                    assert_eq!(stack.pop(), model.pop().unwrap());
-                }
-                assert_eq!(stack.len, model.len());
-                if let Some(&top) = model.last() {
-                    assert_eq!(stack.top(), top);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_container_stack_keeps_kinds_past_its_inline_levels() {
-        for depth in [1, 2, 127, 128, 129, 300] {
-            let kinds: Vec<bool> = (0..depth).map(|i| (i * 7 + i / 3) % 2 == 0).collect();
-            let mut stack = Containers::new();
-            for &k in &kinds {
-                stack.push(k);
-            }
-            for &k in kinds.iter().rev() {
-                assert_eq!(stack.top(), k);
-                assert_eq!(stack.pop(), k);
-            }
-            assert_eq!(stack.len, 0);
-        }
-        // Mixed objects and arrays beyond 128 levels, through the scanner.
-        let open: String = (0..300)
-            .map(|i| if i % 3 == 0 { "{\"k\":" } else { "[" })
-            .collect();
-        let close: String = (0..300)
-            .rev()
-            .map(|i| if i % 3 == 0 { "}" } else { "]" })
-            .collect();
-        let text = format!("{open}1{close}");
-        assert_eq!(check(&text, 1000), Ok(Kind::Object));
-        let wrong = format!("{open}1{}", close.replacen('}', "]", 1));
-        assert_eq!(check(&wrong, 1000), Err(Error::Syntax));
-    }
-
-    #[test]
-    fn white_space_runs_are_skipped_as_byte_by_byte_reading_skips_them() {
-        // Runs of every length to 40 from the four white space bytes, then a byte that ends
-        // them (a token, a vertical tab, a byte above ASCII) or the end of the text, read as
-        // a message (a line feed is white space) and as a line (a line feed ends it).
-        let mut state = 0x0123_4567_89AB_CDEF_u64;
-        for len in 0..=40 {
-            for round in 0..64 {
-                let mut text: Vec<u8> = (0..len)
-                    .map(|_| b" \t\r\n          "[(xorshift(&mut state) % 14) as usize])
-                    .collect();
-                let end: [&[u8]; 4] = [b"\"", b"\x0b", b"\xc3", b""];
-                text.extend_from_slice(end[round % 4]);
-                for line in [false, true] {
-                    let mut sc = if line {
-                        Scanner::line_at_start(&text, 8)
-                    } else {
-                        Scanner::new(&text, 8)
-                    };
-                    sc.skip_ws();
-                    let want = text
-                        .iter()
-                        .position(|&c| !(matches!(c, b' ' | b'\t' | b'\r') || c == b'\n' && !line))
-                        .unwrap_or(text.len());
-                    assert_eq!(sc.pos(), want, "{text:?} line: {line}");
-                }
-            }
         }
     }
 
