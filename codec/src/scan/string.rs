@@ -355,8 +355,8 @@ mod tests {
 
     #[test]
     fn every_kernel_reads_long_strings_alike() {
-        // Plain starts of every length around the pairs of blocks that AVX2 skips at once,
-        // then something for the block scan, then more text; with each kernel the CPU has.
+        // Plain starts of every length around the pairs of blocks that the wide kernels skip
+        // at once, then something for the block scan, then more text; with each kernel the CPU has.
         struct Read<'a>(&'a [u8]);
         impl KernelScan for Read<'_> {
             type Output = (Result<(usize, bool), Error>, usize, bool);
