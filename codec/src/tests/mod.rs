@@ -12,6 +12,7 @@
 
 mod encoding;
 mod framing;
+mod indented;
 #[allow(unreachable_pub)]
 mod naive;
 mod no_panic;

@@ -87,6 +87,14 @@ impl Writer {
         }
     }
 
+    /// A writer that puts no white space between tokens.
+    pub(super) fn compact(seed: u64) -> Self {
+        Self {
+            spaces: false,
+            ..Self::new(seed)
+        }
+    }
+
     /// A writer that puts runs of white space of up to 40 bytes between tokens.
     pub(super) fn with_long_runs(seed: u64) -> Self {
         Self {
@@ -435,13 +443,13 @@ pub(super) fn byte() -> impl Strategy<Value = u8> {
 
 /// One edit of a frame.
 #[derive(Debug, Clone)]
-enum Edit {
+pub(super) enum Edit {
     Replace(Index, u8),
     Insert(Index, u8),
     Delete(Index),
 }
 
-fn edit() -> impl Strategy<Value = Edit> {
+pub(super) fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<Index>(), byte()).prop_map(|(i, b)| Edit::Replace(i, b)),
         (any::<Index>(), byte()).prop_map(|(i, b)| Edit::Insert(i, b)),
@@ -449,7 +457,7 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-fn apply(frame: &mut Vec<u8>, edits: &[Edit]) {
+pub(super) fn apply(frame: &mut Vec<u8>, edits: &[Edit]) {
     for e in edits {
         match *e {
             Edit::Insert(i, b) => frame.insert(i.index(frame.len() + 1), b),
@@ -473,7 +481,7 @@ fn mutated(writer: Writer, j: &J, edits: &[Edit]) -> Vec<u8> {
 }
 
 /// The codec's verdict on whether `frame` is JSON is serde_json's (numbers rounded once).
-fn assert_same_json_verdict(frame: &[u8]) {
+pub(super) fn assert_same_json_verdict(frame: &[u8]) {
     let codec_json = codec(frame) != Verdict::NotJson;
     let oracle_json = oracle(frame) != Verdict::NotJson;
     assert_eq!(

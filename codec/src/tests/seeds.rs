@@ -381,6 +381,13 @@ pub(super) static SEEDS: &[Seed] = &[
     seed("indented message", b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t7,\r\n                                \"method\"   :   \"ping\"\n}\n                \t", ping("7")),
     seed("wide-spaced line", b"{                \"jsonrpc\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\"2.0\" ,                 \"id\"  :  8   ,   \"method\": \"ping\"                                  }                 ", ping("8")),
     seed("line breaks with indentation of fifteen spaces", b"{\n               \"jsonrpc\":\"2.0\",\r\n               \"id\": 7,\"method\":\"ping\"}", ping("7")),
+    // A line break and an indentation of fewer than eight spaces are taken from one word,
+    // which also gives the next token's byte: indentation of every width, a closer at the
+    // start of a line, eight spaces (the run skip), and what no token starts with.
+    seed("JSON.stringify indentation, two spaces a level", b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 7,\n  \"method\": \"ping\",\n  \"params\": {\n    \"a\": [\n      1,\n      {},\n       -2.5e3\n        ],\n\"b\": null\n  }\n}",
+        req("7", "ping", Some("{\n    \"a\": [\n      1,\n      {},\n       -2.5e3\n        ],\n\"b\": null\n  }"), None, Legacy)),
+    seed("a byte above ASCII after a line break's indentation", b"{\"jsonrpc\":\"2.0\",\n   \xc3\xa9\"id\":7,\"method\":\"ping\"}", NOT_JSON),
+    seed("a tab after a line break's seven spaces", b"{\"jsonrpc\":\"2.0\",\n       \t\"id\":7,\n\n\"method\":\"ping\"}", ping("7")),
     seed("a vertical tab after a long run of white space", b"{\"jsonrpc\":\"2.0\",\n                    \x0b\"id\":7,\"method\":\"ping\"}", NOT_JSON),
     seed("empty batch", b"[]", invalid(None)),
     seed("empty batch with white space", b" [ \t] ", invalid(None)),
