@@ -60,22 +60,14 @@ impl Scanner<'_> {
     }
 
     /// Skips white space and returns the byte at the cursor then, if any: one bounds check and
-    /// one load when no white space comes first, as in compact text.
+    /// one load when no white space comes first, as in compact text. The two usual shapes of
+    /// white space give the next token's byte from the loads that found its end: one space
+    /// (`", "`, `": "`), and a line break with fewer than eight spaces of indentation, whose
+    /// word holds the next token's first byte too.
     #[inline(always)]
     pub(super) fn peek_past_ws(&mut self) -> Option<u8> {
         match self.b.get(self.pos) {
-            Some(&c) if c > b' ' => Some(c),
-            _ => self.peek_after_ws(),
-        }
-    }
-
-    /// [`Scanner::peek_past_ws`] at white space. The two usual shapes give their token's
-    /// byte from the loads that found its end: one space (`", "`, `": "`), and a line break
-    /// with fewer than eight spaces of indentation, whose word holds the next token's first
-    /// byte too.
-    #[inline(always)]
-    fn peek_after_ws(&mut self) -> Option<u8> {
-        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => return Some(c),
             Some(b' ') => {
                 if let Some(&c) = self.b.get(self.pos + 1)
                     && c > b' '
