@@ -21,6 +21,7 @@ mod no_panic;
 #[allow(unreachable_pub, dead_code)]
 pub(crate) mod oracle;
 mod prop;
+mod scans;
 mod seeds;
 
 use proptest::test_runner::Config;

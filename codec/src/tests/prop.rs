@@ -34,10 +34,10 @@ fn s(text: &str) -> J {
 }
 
 /// A small deterministic generator (SplitMix64) for the choices made while writing.
-struct Rng(u64);
+pub(super) struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -63,9 +63,9 @@ impl Rng {
 
 /// Writes a [`J`] as JSON text; the seed decides the layout and the escapes.
 pub(super) struct Writer {
-    rng: Rng,
+    pub(super) rng: Rng,
     /// Put white space between tokens.
-    spaces: bool,
+    pub(super) spaces: bool,
     /// Escape characters that need no escape.
     escapes: bool,
     /// Now and then, break a string (a lone surrogate, a raw control character, a bad escape).
@@ -299,7 +299,7 @@ fn key() -> impl Strategy<Value = String> {
     ]
 }
 
-fn value() -> impl Strategy<Value = J> {
+pub(super) fn value() -> impl Strategy<Value = J> {
     let leaf = prop_oneof![
         Just(J::Null),
         any::<bool>().prop_map(J::Bool),
@@ -583,7 +583,7 @@ proptest! {
 
 /// Text shaped like a number, valid or not: signs, runs of digits that cross the eight-byte
 /// steps of the digit scan, points, exponents, and a stray byte now and then.
-fn number_like() -> impl Strategy<Value = String> {
+pub(super) fn number_like() -> impl Strategy<Value = String> {
     let digits = |max: usize| vec(select(b"0123456789".as_slice()), 0..max);
     let part = prop_oneof![
         4 => digits(24).prop_map(|d| String::from_utf8(d).unwrap_or_default()),
@@ -752,139 +752,4 @@ fn the_writer_produces_what_serde_json_reads() {
         layouts.insert(text);
     }
     assert!(layouts.len() > 16, "the seed must change the text");
-}
-
-/// True when the bulk scan leaves `j` to the token walk although it is JSON: numbers of 64
-/// bytes or more, exponents of three digits or more.
-fn bulk_defers(j: &J) -> bool {
-    match j {
-        J::Num(n) => {
-            let exponent = n
-                .find(['e', 'E'])
-                .map_or(0, |at| n[at + 1..].trim_start_matches(['+', '-']).len());
-            n.len() >= 64 || exponent >= 3
-        }
-        J::Arr(items) => items.iter().any(bulk_defers),
-        J::Obj(members) => members.iter().any(|(_, v)| bulk_defers(v)),
-        _ => false,
-    }
-}
-
-proptest! {
-    #![proptest_config(proptest_config(2048))]
-
-    /// The bulk scan (`scan/bulk.rs`), from just past the first element of an array of many
-    /// values written with any white space and escapes: it takes the whole array exactly when
-    /// serde_json reads it (but for the numbers it leaves to the token walk), and ends where
-    /// the array ends; edited, it never takes text that serde_json refuses.
-    #[test]
-    fn the_bulk_scan_takes_what_serde_json_takes(
-        items in vec(value(), 1..12),
-        seed in any::<u64>(),
-        edits in vec(edit(), 0..3),
-    ) {
-        let mut text = b"[0".to_vec();
-        let mut writer = Writer::new(seed);
-        for item in &items {
-            text.push(b',');
-            let mut w = Writer::new(writer.rng.next());
-            w.spaces = writer.spaces;
-            text.extend_from_slice(&w.write(item));
-        }
-        text.extend_from_slice(b"]");
-        let valid = parse_json(&text).is_some();
-        let got = crate::scan::bulk_end(&text, 2, &[false]);
-        if valid && !items.iter().any(bulk_defers) {
-            prop_assert_eq!(
-                got.map(|(end, _)| end),
-                Some(text.len()),
-                "{:?}",
-                String::from_utf8_lossy(&text)
-            );
-        }
-        if got.is_some() {
-            prop_assert!(valid, "{:?}", String::from_utf8_lossy(&text));
-        }
-        // Edited past the first element: whatever the scan takes is JSON, or holds bytes above
-        // ASCII that it marked for the frame's UTF-8 check.
-        let mut tail = text.split_off(2);
-        apply(&mut tail, &edits);
-        text.extend_from_slice(&tail);
-        if let Some((end, high)) = crate::scan::bulk_end(&text, 2, &[false]) {
-            let taken = &text[..end];
-            prop_assert!(
-                parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err()),
-                "{:?}",
-                String::from_utf8_lossy(&text)
-            );
-        }
-    }
-}
-
-/// Short number-shaped text from the parts the number rules look at, so that every pair and
-/// triple of them comes up.
-fn number_parts() -> impl Strategy<Value = String> {
-    let part = select(["1", "0", "35", "9", "-", "+", ".", "e", "E", "00", "t", " "].as_slice());
-    vec(part, 1..7).prop_map(|p| p.concat())
-}
-
-proptest! {
-    #![proptest_config(proptest_config(4096))]
-
-    /// The bulk scan's number rules: text shaped like numbers, alone and in runs that cross a
-    /// block's end, is taken exactly when serde_json takes it (but for the exponents of three
-    /// digits or more, which the scan leaves to the token walk).
-    #[test]
-    fn the_bulk_scan_reads_numbers_as_serde_json(
-        a in prop_oneof![number_like(), number_parts()],
-        b in prop_oneof![number_like(), number_parts()],
-        pad in 0usize..70,
-    ) {
-        let spaced = format!("[0,{}{a}, {b}]", " ".repeat(pad));
-        let packed = format!("[0,{}{a},{b},{a}]", "1,".repeat(pad / 2));
-        for text in [spaced, packed] {
-            let valid = parse_json(text.as_bytes()).is_some();
-            let got = crate::scan::bulk_end(text.as_bytes(), 2, &[false]);
-            if let Some((end, _)) = got {
-                prop_assert!(parse_json(&text.as_bytes()[..end]).is_some(), "{text}");
-            }
-            let long = [&a, &b].iter().any(|n| bulk_defers(&J::Num((*n).clone())));
-            if valid && !long {
-                prop_assert_eq!(got, Some((text.len(), false)), "{}", text);
-            }
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(proptest_config(1024))]
-
-    /// Long strings (`scan/string.rs`): a plain start of any length, which the scan skips two
-    /// blocks at a time, then anything, then more plain text. The scan takes the string
-    /// exactly when serde_json takes it, and marks the frame for its UTF-8 check exactly when
-    /// the string holds a byte above ASCII.
-    #[test]
-    fn long_strings_are_read_as_serde_json_reads_them(
-        plain in vec(
-            prop_oneof![
-                8 => prop::char::range('a', 'z'),
-                1 => Just(' '),
-                1 => Just('\u{e9}'),
-                1 => Just('\u{7f}'),
-            ],
-            0..400,
-        ),
-        tail in vec(character(), 0..12),
-        rest in vec(prop::char::range('a', 'z'), 0..200),
-    ) {
-        let body: String = plain.into_iter().chain(tail).chain(rest).collect();
-        let text = format!("\"{body}\"");
-        let valid = parse_json(text.as_bytes()).is_some();
-        let mut sc = crate::scan::Scanner::new(text.as_bytes(), 8);
-        let took = sc.value(0).is_ok() && sc.at_end();
-        prop_assert_eq!(took, valid, "{:?}", text);
-        if took {
-            prop_assert_eq!(sc.maybe_non_ascii(), !text.is_ascii(), "{:?}", text);
-        }
-    }
 }
