@@ -10,7 +10,7 @@
 //! serde_json's recursion limit lifted so that nesting is checked up to the codec's limit
 //! (128 containers) rather than serde_json's (127).
 //! The JSON-RPC 2.0 classification and the era rule of `decisions.md` are written out again on
-//! the `Value`, from the specification rather than from `message.rs`.
+//! the `Value`, from the specification rather than from `message/`.
 //! Ids are compared by value and byte for byte (through `serde_json::value::RawValue`).
 
 use janus_codec::era::{
