@@ -5,7 +5,7 @@
 //! that Python's `json.dumps` and JavaScript's `JSON.stringify(v, null, 2)` write. Every item
 //! is made by code from fixed seeds: the same bytes on every run.
 
-use super::{Item, MODERN_META, legacy_call, line, modern_call};
+use super::{Item, MODERN_META, legacy_call, line, modern_call, tools_list_result};
 use base64::Engine as _;
 use std::fmt::Write as _;
 
@@ -328,6 +328,12 @@ pub fn dense() -> Vec<Item> {
         ),
         deep_schema_call(),
         tools_list_escaped(),
+        reformatted(
+            &tools_list_result(),
+            "tools/list result, JSON.stringify 2-space (HTTP body)",
+            indented,
+            true,
+        ),
         base64_blob(),
     ]
 }
@@ -354,6 +360,7 @@ mod tests {
             (2000, 2900),
             (8000, 11_000),
             (64_000, 70_000),
+            (60_000, 90_000),
             (256 * 1024, 256 * 1024 + 200),
         ];
         let items = dense();
@@ -368,6 +375,7 @@ mod tests {
         assert_eq!(value(&items[1]), value(&modern_call()));
         assert_eq!(value(&items[2]), value(&modern_call()));
         assert_eq!(value(&items[5]), value(&numeric_call()));
+        assert_eq!(value(&items[8]), value(&tools_list_result()));
         assert!(items[0].frame.windows(2).any(|w| w == b", "));
         assert!(items[2].frame.starts_with(b"{\n  \"jsonrpc\": \"2.0\",\n"));
     }
