@@ -22,8 +22,9 @@ impl Scanner<'_> {
         self.pos != at
     }
 
-    /// [`Scanner::skip_ws`] for longer runs (line breaks and indentation): runs of spaces
-    /// eight bytes a step, from one word compare, the other white space byte by byte.
+    /// The white space [`Scanner::peek_past_ws`] does not take in one step (runs of spaces,
+    /// indentation of eight spaces or more, tabs, `\r`): runs of spaces eight bytes a step,
+    /// from one word compare, the other white space byte by byte.
     #[inline(never)]
     fn skip_ws_run(&mut self) {
         // INVARIANT of `pos`: every step takes white space, which is ASCII.

@@ -382,8 +382,9 @@ pub(super) static SEEDS: &[Seed] = &[
     seed("wide-spaced line", b"{                \"jsonrpc\":\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\"2.0\" ,                 \"id\"  :  8   ,   \"method\": \"ping\"                                  }                 ", ping("8")),
     seed("line breaks with indentation of fifteen spaces", b"{\n               \"jsonrpc\":\"2.0\",\r\n               \"id\": 7,\"method\":\"ping\"}", ping("7")),
     // A line break and an indentation of fewer than eight spaces are taken from one word,
-    // which also gives the next token's byte: indentation of every width, a closer at the
-    // start of a line, eight spaces (the run skip), and what no token starts with.
+    // which also gives the next token's byte: indentation of none to seven spaces, a closer
+    // after a line break, eight spaces (the run skip), a tab after seven spaces, and a byte
+    // that no token starts with.
     seed("JSON.stringify indentation, two spaces a level", b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 7,\n  \"method\": \"ping\",\n  \"params\": {\n    \"a\": [\n      1,\n      {},\n       -2.5e3\n        ],\n\"b\": null\n  }\n}",
         req("7", "ping", Some("{\n    \"a\": [\n      1,\n      {},\n       -2.5e3\n        ],\n\"b\": null\n  }"), None, Legacy)),
     seed("a byte above ASCII after a line break's indentation", b"{\"jsonrpc\":\"2.0\",\n   \xc3\xa9\"id\":7,\"method\":\"ping\"}", NOT_JSON),
