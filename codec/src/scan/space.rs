@@ -7,6 +7,13 @@ use super::{Scanner, word_at};
 /// Eight spaces, as a word.
 const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
 
+/// How many spaces the word `w` (eight bytes of text, the first lowest) starts with: 0 to 8.
+/// The first byte that is no space is the lowest nonzero byte of `w ^ SPACES`.
+#[inline(always)]
+const fn leading_spaces(w: u64) -> u32 {
+    (w ^ SPACES).trailing_zeros() / 8
+}
+
 impl Scanner<'_> {
     /// Skips white space (up to a `\n` that ends the text, when one does).
     #[inline(always)]
@@ -30,29 +37,15 @@ impl Scanner<'_> {
         // INVARIANT of `pos`: every step takes white space, which is ASCII.
         loop {
             match self.b.get(self.pos) {
-                Some(b' ') => match word_at(self.b, self.pos) {
-                    Some(w) => {
-                        // The first byte that is no space is the lowest nonzero byte.
-                        let other = w ^ SPACES;
-                        self.pos += if other == 0 {
-                            8
-                        } else {
-                            (other.trailing_zeros() / 8) as usize
-                        };
-                    }
-                    None => self.pos += 1,
-                },
+                Some(b' ') => {
+                    self.pos += word_at(self.b, self.pos).map_or(1, |w| leading_spaces(w) as usize);
+                }
                 Some(b'\t' | b'\r') => self.pos += 1,
                 Some(b'\n') if !self.newline_ends => {
                     // A line break, and the indentation after it in the same step.
                     self.pos += 1;
                     if let Some(w) = word_at(self.b, self.pos) {
-                        let other = w ^ SPACES;
-                        self.pos += if other == 0 {
-                            8
-                        } else {
-                            (other.trailing_zeros() / 8) as usize
-                        };
+                        self.pos += leading_spaces(w) as usize;
                     }
                 }
                 _ => return,
@@ -79,9 +72,8 @@ impl Scanner<'_> {
             }
             Some(b'\n') if !self.newline_ends => {
                 if let Some(w) = word_at(self.b, self.pos + 1) {
-                    let other = w ^ SPACES;
                     // The first byte that is no space, if any: at `n` (below 8).
-                    let n = other.trailing_zeros() / 8;
+                    let n = leading_spaces(w);
                     if let Some(c) = w.checked_shr(n * 8).map(|v| v as u8)
                         && c > b' '
                     {
