@@ -108,6 +108,30 @@ pub(crate) trait Kernel: Copy {
     }
     /// Bit `i` of the result is the xor of bits `0..=i` of `m`.
     fn prefix_xor(self, m: u64) -> u64;
+    /// How many of the first block's bytes squeezing must drop (runs of white space in
+    /// indented text) for the bulk scan to read the text squeezed (`scan/blocks.rs`); above
+    /// 64, never. It weighs what [`Kernel::compress`] costs a block against what a block of the
+    /// bulk scan costs: the scalar compress of the baseline never pays.
+    const SQUEEZE_FROM: u32 = 65;
+    /// The spaces of `block`, and its bytes up to a space (white space and control bytes).
+    #[inline(always)]
+    fn low_bytes(self, block: &[u8; 64]) -> (u64, u64) {
+        let space = self.punctuation(block).space;
+        (space, space | self.strings(block).control)
+    }
+    /// Writes the bytes of `block` that `keep` selects, in their order, to the start of `out`
+    /// (what it writes after them is unspecified).
+    #[inline(always)]
+    fn compress(self, block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
+        let mut keep = keep;
+        for slot in out.iter_mut() {
+            if keep == 0 {
+                break;
+            }
+            *slot = block[keep.trailing_zeros() as usize % 64];
+            keep &= keep - 1;
+        }
+    }
     /// Asks for the cache line of `b` at `at` (if there is one) to be loaded ahead of its use.
     fn prefetch(self, b: &[u8], at: usize);
 }

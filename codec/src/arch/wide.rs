@@ -6,7 +6,9 @@
 //! masks of a 64-byte block from four 16-byte compares, AVX2 from two 32-byte ones, AVX-512BW
 //! from one that yields a mask directly. Where the CPU has AVX-512VBMI too, the escape check
 //! looks every byte up in one 128-byte table, where AVX-512BW takes two nibble lookups (8% off
-//! the 1 MiB argument with an escape every 66 bytes; BENCHMARKS.md, fifteenth session).
+//! the 1 MiB argument with an escape every 66 bytes; BENCHMARKS.md, fifteenth session), and
+//! with VBMI2 one compress squeezes a block's runs of white space out of indented text for the
+//! bulk scan (`scan/blocks.rs`; eighteenth session).
 //! The x86_64 baseline has neither, so the code that uses them is compiled with
 //! `#[target_feature]`, and calling such a function is `unsafe`: the caller must know the CPU
 //! has the feature.
@@ -23,26 +25,27 @@
 
 use super::{Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _MM_HINT_T0, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_prefetch,
-    _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm256_and_si256, _mm256_broadcastsi128_si256,
+    __m128i, __m256i, __m512i, _MM_HINT_T0, _mm_add_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64,
+    _mm_loadu_si128, _mm_prefetch, _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm_shuffle_epi8,
+    _mm_storel_epi64, _mm_unpackhi_epi64, _mm256_and_si256, _mm256_broadcastsi128_si256,
     _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
     _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
     _mm256_sub_epi8, _mm256_testz_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
     _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_cmpneq_epi8_mask, _mm512_loadu_si512,
-    _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_set1_epi8,
-    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
-    _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
+    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8,
+    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    _mm512_storeu_si512, _mm512_sub_epi8, _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
 };
 
 /// A vector extension the CPU running this process has.
 ///
 /// INVARIANT: a value is only handed out by [`Wide::detect`] (and, in tests, by
 /// `all_detected`), and only for an extension that `is_available` found on the CPU, with
-/// `pclmulqdq` and BMI1; every `unsafe` call in this module relies on it.
+/// `pclmulqdq`, `popcnt` and BMI1; every `unsafe` call in this module relies on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wide {
-    /// AVX-512BW with VBMI: as [`Wide::Avx512`], with the escape check as one lookup in a
-    /// 128-byte table.
+    /// AVX-512BW with VBMI and VBMI2: as [`Wide::Avx512`], with the escape check as one
+    /// lookup in a 128-byte table, and indented text squeezed by one compress a block.
     Avx512Vbmi,
     /// AVX-512BW (64-byte compares into mask registers).
     Avx512,
@@ -54,15 +57,17 @@ impl Wide {
     /// The extensions a [`Kernel`] may use, widest first.
     const ALL: [Self; 3] = [Self::Avx512Vbmi, Self::Avx512, Self::Avx2];
 
-    /// Whether the CPU has this extension, with the carry-less multiply (`pclmulqdq`) and BMI1
-    /// that every kernel needs (the standard library caches the checks).
+    /// Whether the CPU has this extension, with the carry-less multiply (`pclmulqdq`), `popcnt` (for
+    /// the count of the bytes each squeezed block keeps) and BMI1 that every kernel needs (the standard library caches the checks).
     fn is_available(self) -> bool {
         std::is_x86_feature_detected!("pclmulqdq")
+            && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("bmi1")
             && match self {
                 Self::Avx512Vbmi => {
                     std::is_x86_feature_detected!("avx512bw")
                         && std::is_x86_feature_detected!("avx512vbmi")
+                        && std::is_x86_feature_detected!("avx512vbmi2")
                 }
                 Self::Avx512 => std::is_x86_feature_detected!("avx512bw"),
                 Self::Avx2 => std::is_x86_feature_detected!("avx2"),
@@ -85,15 +90,16 @@ impl Wide {
 
     /// Runs `scan` with this extension's [`Kernel`].
     ///
-    /// The CPU has this extension, `pclmulqdq` and BMI1 (the INVARIANT of [`Wide`]).
+    /// The CPU has this extension, `pclmulqdq`, `popcnt` and BMI1 (the INVARIANT of [`Wide`]).
     #[inline]
     pub(crate) fn run_kernel<S: KernelScan>(self, scan: S) -> S::Output {
         match self {
             // SAFETY: this value was handed out only after `is_available` found AVX-512BW,
-            // AVX-512VBMI, `pclmulqdq` and BMI1, all that `run_kernel_avx512_vbmi` requires.
+            // AVX-512VBMI, AVX-512VBMI2, `pclmulqdq`, `popcnt` and BMI1, all that
+            // `run_kernel_avx512_vbmi` requires.
             Self::Avx512Vbmi => unsafe { run_kernel_avx512_vbmi(scan) },
             // SAFETY: this value was handed out only after `is_available` found AVX-512BW,
-            // `pclmulqdq` and BMI1, all that `run_kernel_avx512` requires.
+            // `pclmulqdq`, `popcnt` and BMI1, all that `run_kernel_avx512` requires.
             Self::Avx512 => unsafe { run_kernel_avx512(scan) },
             // SAFETY: as above, with AVX2 for `run_kernel_avx2`.
             Self::Avx2 => unsafe { run_kernel_avx2(scan) },
@@ -105,8 +111,25 @@ impl Wide {
 /// calls its function, which the kernel's INVARIANT (the CPU has the features) makes sound.
 macro_rules! kernel {
     ($kernel:ident: $strings:ident, $punctuation:ident, $controls:ident, $number_starts:ident,
-     $scalars:ident, $non_escapes:ident $(; $skip_plain:ident)?) => {
+     $scalars:ident, $non_escapes:ident $(; $skip_plain:ident)?
+     $(; squeeze from $from:literal: $low_bytes:ident, $compress:ident)?) => {
         impl Kernel for $kernel {
+            $(
+                const SQUEEZE_FROM: u32 = $from;
+
+                #[inline(always)]
+                fn low_bytes(self, block: &[u8; 64]) -> (u64, u64) {
+                    // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                    unsafe { $low_bytes(block) }
+                }
+
+                #[inline(always)]
+                fn compress(self, block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
+                    // SAFETY: the CPU has the kernel's extension (its INVARIANT).
+                    unsafe { $compress(block, keep, out) }
+                }
+            )?
+
             $(
                 #[inline(always)]
                 fn skip_plain(self, b: &[u8], at: usize) -> (usize, bool) {
@@ -170,61 +193,65 @@ macro_rules! kernel {
 
 /// The [`Kernel`] of AVX-512BW.
 ///
-/// INVARIANT: only `run_kernel_avx512` makes one, and only on a CPU with AVX-512BW, `pclmulqdq`
-/// and BMI1 (its safety condition).
+/// INVARIANT: only `run_kernel_avx512` makes one, and only on a CPU with AVX-512BW, `pclmulqdq`,
+/// `popcnt` and BMI1 (its safety condition).
 #[derive(Clone, Copy)]
 struct Avx512Kernel(());
 
 kernel!(Avx512Kernel: strings_avx512, punctuation_avx512, controls_avx512,
-    number_starts_avx512, scalars_avx512, non_escapes_avx512; skip_plain_avx512);
+    number_starts_avx512, scalars_avx512, non_escapes_avx512; skip_plain_avx512;
+    squeeze from 16: low_bytes_avx512, compress_ssse3);
 
-/// The [`Kernel`] of AVX-512BW with VBMI: that of AVX-512BW but for the escape check.
+/// The [`Kernel`] of AVX-512BW with VBMI and VBMI2: that of AVX-512BW but for the escape
+/// check, and it squeezes white space out of indented text.
 ///
 /// INVARIANT: only `run_kernel_avx512_vbmi` makes one, and only on a CPU with AVX-512BW,
-/// AVX-512VBMI, `pclmulqdq` and BMI1 (its safety condition).
+/// AVX-512VBMI, AVX-512VBMI2, `pclmulqdq`, `popcnt` and BMI1 (its safety condition).
 #[derive(Clone, Copy)]
 struct Avx512VbmiKernel(());
 
 kernel!(Avx512VbmiKernel: strings_avx512, punctuation_avx512, controls_avx512,
-    number_starts_avx512, scalars_avx512, non_escapes_vbmi; skip_plain_avx512);
+    number_starts_avx512, scalars_avx512, non_escapes_vbmi; skip_plain_avx512;
+    squeeze from 8: low_bytes_avx512, compress_vbmi2);
 
 /// The [`Kernel`] of AVX2.
 ///
-/// INVARIANT: only `run_kernel_avx2` makes one, and only on a CPU with AVX2, `pclmulqdq` and
-/// BMI1 (its safety condition).
+/// INVARIANT: only `run_kernel_avx2` makes one, and only on a CPU with AVX2, `pclmulqdq`, `popcnt`
+/// and BMI1 (its safety condition).
 #[derive(Clone, Copy)]
 struct Avx2Kernel(());
 
 kernel!(Avx2Kernel: strings_avx2, punctuation_avx2, controls_avx2, number_starts_avx2,
-    scalars_avx2, non_escapes_avx2; skip_plain_avx2);
+    scalars_avx2, non_escapes_avx2; skip_plain_avx2;
+    squeeze from 16: low_bytes_avx2, compress_ssse3);
 
-/// `scan` compiled with AVX-512BW, `pclmulqdq` and BMI1, with their kernel inlined.
+/// `scan` compiled with AVX-512BW, `pclmulqdq`, `popcnt` and BMI1, with their kernel inlined.
 ///
 /// # Safety
 ///
-/// The CPU must have AVX-512BW, `pclmulqdq` and BMI1.
-#[target_feature(enable = "avx512bw,pclmulqdq,bmi1")]
+/// The CPU must have AVX-512BW, `pclmulqdq`, `popcnt` and BMI1.
+#[target_feature(enable = "avx512bw,popcnt,pclmulqdq,bmi1")]
 unsafe fn run_kernel_avx512<S: KernelScan>(scan: S) -> S::Output {
     scan.run(Avx512Kernel(()))
 }
 
-/// `scan` compiled with AVX-512BW, AVX-512VBMI, `pclmulqdq` and BMI1, with their kernel
-/// inlined.
+/// `scan` compiled with AVX-512BW, AVX-512VBMI, AVX-512VBMI2, `pclmulqdq`, `popcnt` and BMI1,
+/// with their kernel inlined.
 ///
 /// # Safety
 ///
-/// The CPU must have AVX-512BW, AVX-512VBMI, `pclmulqdq` and BMI1.
-#[target_feature(enable = "avx512bw,avx512vbmi,pclmulqdq,bmi1")]
+/// The CPU must have AVX-512BW, AVX-512VBMI, AVX-512VBMI2, `pclmulqdq`, `popcnt` and BMI1.
+#[target_feature(enable = "avx512bw,avx512vbmi,avx512vbmi2,popcnt,pclmulqdq,bmi1")]
 unsafe fn run_kernel_avx512_vbmi<S: KernelScan>(scan: S) -> S::Output {
     scan.run(Avx512VbmiKernel(()))
 }
 
-/// `scan` compiled with AVX2, `pclmulqdq` and BMI1, with their kernel inlined.
+/// `scan` compiled with AVX2, `pclmulqdq`, `popcnt` and BMI1, with their kernel inlined.
 ///
 /// # Safety
 ///
-/// The CPU must have AVX2, `pclmulqdq` and BMI1.
-#[target_feature(enable = "avx2,pclmulqdq,bmi1")]
+/// The CPU must have AVX2, `pclmulqdq`, `popcnt` and BMI1.
+#[target_feature(enable = "avx2,popcnt,pclmulqdq,bmi1")]
 unsafe fn run_kernel_avx2<S: KernelScan>(scan: S) -> S::Output {
     scan.run(Avx2Kernel(()))
 }
@@ -253,6 +280,70 @@ fn prefetch(b: &[u8], at: usize) {
 fn load64(block: &[u8; 64]) -> __m512i {
     // SAFETY: `block` is 64 readable bytes, the width of one unaligned load.
     unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
+}
+
+/// [`Kernel::low_bytes`] with AVX-512BW: two compares into mask registers.
+#[target_feature(enable = "avx512bw")]
+fn low_bytes_avx512(block: &[u8; 64]) -> (u64, u64) {
+    let v = load64(block);
+    let space = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b' ' as i8));
+    let low = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(b' ' as i8 + 1));
+    (space, low)
+}
+
+/// [`Kernel::compress`] with AVX-512VBMI2: one compress, and one store of the whole vector.
+#[target_feature(enable = "avx512bw,avx512vbmi2")]
+fn compress_vbmi2(block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
+    let kept = _mm512_maskz_compress_epi8(keep, load64(block));
+    // SAFETY: `out` is 64 writable bytes, the width of one unaligned store.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), kept) }
+}
+
+/// For each mask of 8 bytes, the indices of its set bits in order, one a byte from the low
+/// byte up (the shuffle that packs the bytes it keeps to the front of 8).
+const PACK8: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let (mut word, mut n, mut bit) = (0u64, 0, 0);
+        while bit < 8 {
+            if m & (1 << bit) != 0 {
+                word |= (bit as u64) << (8 * n);
+                n += 1;
+            }
+            bit += 1;
+        }
+        t[m] = word;
+        m += 1;
+    }
+    t
+};
+
+/// [`Kernel::compress`] without a compress instruction: each 16 bytes in one shuffle, whose
+/// halves pack their kept bytes from a table ([`PACK8`]), then stored 8 bytes a half, each at
+/// the end of the bytes kept before it.
+#[target_feature(enable = "ssse3,popcnt")]
+fn compress_ssse3(block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
+    let high_half = _mm_set_epi64x(0x0808_0808_0808_0808, 0);
+    let mut n = 0usize;
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        let bits = keep >> (16 * i);
+        let (lo, hi) = ((bits & 0xff) as usize, ((bits >> 8) & 0xff) as usize);
+        let order = _mm_set_epi64x(PACK8[hi].cast_signed(), PACK8[lo].cast_signed());
+        // SAFETY: `chunk` is 16 readable bytes, the width of one unaligned load.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+        let packed = _mm_shuffle_epi8(v, _mm_add_epi8(order, high_half));
+        let halves = [(packed, lo), (_mm_unpackhi_epi64(packed, packed), hi)];
+        for (half, bits) in halves {
+            // Never short: fewer than 8 bytes of the block are left after `n`'s.
+            let Some(dst) = out.get_mut(n..n + 8) else {
+                return;
+            };
+            // SAFETY: `dst` is 8 writable bytes, the width of the store.
+            unsafe { _mm_storel_epi64(dst.as_mut_ptr().cast(), half) };
+            n += bits.count_ones() as usize;
+        }
+    }
 }
 
 /// The [`StringMasks`] of a block, from compares straight into mask registers.
@@ -458,6 +549,18 @@ fn halves(block: &[u8; 64], f: impl Fn(__m256i) -> __m256i) -> u64 {
     let lo = _mm256_movemask_epi8(f(load32(lo))).cast_unsigned();
     let hi = _mm256_movemask_epi8(f(load32(hi))).cast_unsigned();
     u64::from(lo) | (u64::from(hi) << 32)
+}
+
+/// [`Kernel::low_bytes`] from two 32-byte halves.
+#[target_feature(enable = "avx2")]
+fn low_bytes_avx2(block: &[u8; 64]) -> (u64, u64) {
+    let space = halves(block, |v| {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b' ' as i8))
+    });
+    let low = halves(block, |v| {
+        _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(b' ' as i8)), v)
+    });
+    (space, low)
 }
 
 /// The [`StringMasks`] of a block, from two 32-byte halves.

@@ -232,6 +232,7 @@ impl<'buf> Batch<'buf> {
 pub struct Parser {
     max_depth: usize,
     bulk_after: usize,
+    squeeze_from: Option<usize>,
 }
 
 impl Default for Parser {
@@ -247,6 +248,7 @@ impl Parser {
         Self {
             max_depth: DEFAULT_MAX_DEPTH,
             bulk_after: crate::scan::BULK_AFTER,
+            squeeze_from: None,
         }
     }
 
@@ -266,6 +268,16 @@ impl Parser {
         self
     }
 
+    /// Sets how many bytes of its first block squeezing must drop for the bulk scan to read
+    /// indented text with its runs of white space squeezed (0: always, with any kernel; above
+    /// 64: never; by default, a figure of the CPU's kernel). For the tests and the fuzz
+    /// targets, as [`Parser::bulk_after`]: the verdict is the same whatever it is.
+    #[doc(hidden)]
+    pub fn squeeze_from(&mut self, bytes: usize) -> &mut Self {
+        self.squeeze_from = Some(bytes);
+        self
+    }
+
     /// Validates the whole frame as JSON and reads it as a JSON-RPC message (or batch).
     ///
     /// Nothing is allocated for a well-formed message whose method has no escapes.
@@ -276,7 +288,9 @@ impl Parser {
     /// JSON-RPC 2.0 message (`-32600`, with the id where one could be read).
     #[inline]
     pub fn parse<'buf>(&self, frame: &'buf [u8]) -> Result<Parsed<'buf>, Rejection<'buf>> {
-        let mut sc = Scanner::new(frame, self.max_depth).with_bulk_after(self.bulk_after);
+        let mut sc = Scanner::new(frame, self.max_depth)
+            .with_bulk_after(self.bulk_after)
+            .with_squeeze_from(self.squeeze_from);
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
         finish(frame, &sc, scanned, &m)
@@ -297,7 +311,9 @@ impl Parser {
         buf: &'buf [u8],
         max_len: usize,
     ) -> Option<(Result<Parsed<'buf>, Rejection<'buf>>, usize, usize)> {
-        let mut sc = Scanner::line_at_start(buf, self.max_depth).with_bulk_after(self.bulk_after);
+        let mut sc = Scanner::line_at_start(buf, self.max_depth)
+            .with_bulk_after(self.bulk_after)
+            .with_squeeze_from(self.squeeze_from);
         let mut m = Members::default();
         let scanned = scan_frame(&mut sc, &mut m);
         // The scan stopped at the end of the line, after its white space.

@@ -20,6 +20,10 @@
 //!   exponent letters, within each run of bytes that is neither white space nor punctuation;
 //! - literals: one compare each.
 //!
+//! Indented text is read squeezed where the kernel has a cheap compress: each run of white
+//! space shrinks to its first byte before the blocks are made (`blocks.rs`), which leaves the
+//! verdict as it was and makes about half the blocks.
+//!
 //! The scan only accepts: at the first fault, and at anything it does not decide itself (an
 //! exponent of three digits or more, a number longer than a block), it gives up and the token
 //! walk takes the container from where it handed it over, so every fault is named by the walk
@@ -27,11 +31,9 @@
 
 #[cfg(test)]
 use super::Containers;
-use super::{Scanner, block_at, escaped_bytes};
+use super::blocks::{Blocks, Direct, Squeezed, worth_squeezing};
+use super::{Scanner, escaped_bytes};
 use crate::arch::{self, Kernel, KernelScan, Scalars};
-
-/// How far ahead of the bulk scan its bytes are asked for (see `string.rs`'s own distance).
-const PREFETCH: usize = 2048;
 
 /// How many bytes a container's token walk takes before it hands the rest to the bulk scan.
 /// Small containers (most of a small message) never reach it.
@@ -146,10 +148,25 @@ impl Scanner<'_> {
 
     /// [`Scanner::bulk_rest`] with the masks of `k`. `levels` holds the open containers, a bit
     /// each (bit 0 the innermost; set for objects) under a sentinel bit; at most `limit` may be
-    /// open at once.
+    /// open at once. Indented text is read squeezed (`blocks.rs`) when the kernel squeezes
+    /// cheaply and the first block drops enough of its bytes.
     #[inline(always)]
-    fn bulk_with(&mut self, k: impl Kernel, mut levels: u64, limit: usize) -> Option<bool> {
-        let b = self.b;
+    fn bulk_with(&mut self, k: impl Kernel, levels: u64, limit: usize) -> Option<bool> {
+        if worth_squeezing(k, self.b, self.pos, self.squeeze_from) {
+            return self.bulk_over(k, Squeezed::new(self.b, self.pos), levels, limit);
+        }
+        self.bulk_over(k, Direct::new(self.b, self.pos), levels, limit)
+    }
+
+    /// [`Scanner::bulk_with`] over the blocks of `src`.
+    #[inline(always)]
+    fn bulk_over(
+        &mut self,
+        k: impl Kernel,
+        mut src: impl Blocks,
+        mut levels: u64,
+        limit: usize,
+    ) -> Option<bool> {
         let mut c = Carries {
             value: 1,
             ..Carries::default()
@@ -157,16 +174,13 @@ impl Scanner<'_> {
         let mut nc = NumberCarries::default();
         // Whether any of `nc` is set.
         let mut nc_pending = 0u64;
-        let mut at = self.pos;
-        let mut padded = [b' '; 64];
         let mut high = 0u64;
         // Where the next escape may start: past a surrogate pair's second half.
-        let mut escapes_from = at;
+        let mut escapes_from = src.at();
         let newline = if self.newline_ends { 0 } else { !0 };
         loop {
-            k.prefetch(b, at + PREFETCH);
             // The last block is padded with spaces, which are white space.
-            let (block, len) = block_at(b, at, &mut padded);
+            let (block, len) = src.next(k);
             let s = k.strings(block);
             let escaped = escaped_bytes(s.backslash, &mut c.escape);
             let quotes = s.quote & !escaped;
@@ -176,11 +190,13 @@ impl Scanner<'_> {
                     return None;
                 }
                 high |= s.high;
-                self.escapes_in(escaped, at, &mut escapes_from).ok()?;
+                self.view(src.text())
+                    .escapes_in(escaped, src.at(), &mut escapes_from)
+                    .ok()?;
                 if len < 64 {
                     return None;
                 }
-                at += 64;
+                src.advance(&mut escapes_from);
                 continue;
             }
             // A string's opening quote and body; its closing quote is outside.
@@ -320,25 +336,28 @@ impl Scanner<'_> {
             if fault & keep != 0 {
                 return None;
             }
-            self.escapes_in(escaped & inside & keep, at, &mut escapes_from)
+            let at = src.at();
+            let view = self.view(src.text());
+            view.escapes_in(escaped & inside & keep, at, &mut escapes_from)
                 .ok()?;
             let mut literals = literal_start & keep;
             while literals != 0 {
-                if !self.literal_ends_at(at + literals.trailing_zeros() as usize) {
+                if !view.literal_ends_at(at + literals.trailing_zeros() as usize) {
                     return None;
                 }
                 literals &= literals - 1;
             }
             if let Some(object) = end {
+                let pos = src.position(k, at + (64 - keep.leading_zeros() as usize))?;
                 self.maybe_non_ascii |= high != 0;
                 // INVARIANT of `pos`: just past a closing bracket.
-                self.pos = at + (64 - keep.leading_zeros() as usize);
+                self.pos = pos;
                 return Some(object);
             }
             if len < 64 {
                 return None;
             }
-            at += 64;
+            src.advance(&mut escapes_from);
         }
     }
 
@@ -432,11 +451,17 @@ impl KernelScan for Bulk<'_, '_> {
 }
 
 /// Runs the bulk scan over `text` from `from` (just past a value) inside the containers
-/// `kinds` (outermost first; `true` for objects), with no depth limit: where it ends, when it
+/// `kinds` (outermost first; `true` for objects), with no depth limit, reading the text
+/// squeezed as `squeeze_from` says ([`Scanner::with_squeeze_from`]): where it ends, when it
 /// takes the text, and whether it took a byte above ASCII.
 #[cfg(test)]
-pub(crate) fn bulk_end(text: &[u8], from: usize, kinds: &[bool]) -> Option<(usize, bool)> {
-    let mut sc = Scanner::validated(text);
+pub(crate) fn bulk_end(
+    text: &[u8],
+    from: usize,
+    kinds: &[bool],
+    squeeze_from: usize,
+) -> Option<(usize, bool)> {
+    let mut sc = Scanner::validated(text).with_squeeze_from(Some(squeeze_from));
     let mut stack = Containers::new();
     for &k in kinds {
         stack.push(k);

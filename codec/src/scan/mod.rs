@@ -25,6 +25,7 @@
 //! other frame is checked with `simdutf8` afterwards (see `text.rs`). Until then the bytes of
 //! a string may be anything above ASCII.
 
+mod blocks;
 mod bulk;
 mod containers;
 mod number;
@@ -174,6 +175,10 @@ pub(crate) struct Scanner<'buf> {
     /// How many bytes a container's token walk takes before it hands the rest to the bulk
     /// scan (`bulk.rs`).
     bulk_after: u32,
+    /// How many bytes of its first block squeezing must drop for the bulk scan to read the
+    /// text squeezed (`blocks.rs`): the kernel's own figure, or this one (0: always, with any
+    /// kernel).
+    squeeze_from: Option<u32>,
 }
 
 impl<'buf> Scanner<'buf> {
@@ -186,7 +191,28 @@ impl<'buf> Scanner<'buf> {
             newline_ends: false,
             trusted: false,
             bulk_after: bulk::BULK_AFTER as u32,
+            squeeze_from: None,
         }
+    }
+
+    /// A scanner over `text` with this one's reading of a line feed, for the escapes and the
+    /// literals of text that a bulk scan squeezed (`blocks.rs`).
+    #[inline(always)]
+    const fn view<'t>(&self, text: &'t [u8]) -> Scanner<'t> {
+        let mut view = Scanner::new(text, usize::MAX);
+        view.newline_ends = self.newline_ends;
+        view
+    }
+
+    /// Sets how many bytes of its first block squeezing must drop for the bulk scan to read
+    /// the text squeezed (0: always, with any kernel; above 64: never; `None`: as the kernel
+    /// says).
+    pub(crate) const fn with_squeeze_from(mut self, bytes: Option<usize>) -> Self {
+        self.squeeze_from = match bytes {
+            Some(n) => Some(saturating_u32(n)),
+            None => None,
+        };
+        self
     }
 
     /// Sets how many bytes a container's token walk takes before it hands the rest to the bulk

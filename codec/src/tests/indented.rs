@@ -12,7 +12,7 @@ use proptest::sample::select;
 /// `compact` (JSON text with no white space between its tokens) laid out as a pretty printer
 /// lays it out: a line per member or element, `unit` a level of indentation, `eol` at each
 /// line's end, `colon` after each key, empty containers kept whole.
-fn laid_out(compact: &[u8], unit: &[u8], eol: &[u8], colon: &[u8]) -> Vec<u8> {
+pub(super) fn laid_out(compact: &[u8], unit: &[u8], eol: &[u8], colon: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(compact.len() * 3);
     let mut depth = 0usize;
     let (mut inside, mut escaped) = (false, false);

@@ -705,10 +705,22 @@ pub fn assert_agrees(frame: &[u8]) {
         "with the bulk scan from the start, on {:?}",
         String::from_utf8_lossy(frame)
     );
+    // And so does the bulk scan reading every container squeezed (`scan/blocks.rs`).
+    assert_eq!(
+        codec_with(Parser::new().bulk_after(0).squeeze_from(0), frame),
+        want,
+        "with the bulk scan from the start, squeezed, on {:?}",
+        String::from_utf8_lossy(frame)
+    );
     let depth = nesting(frame);
     if depth <= DEFAULT_MAX_DEPTH {
         let mut p = Parser::new();
         assert_eq!(codec_with(p.bulk_after(0).max_depth(depth), frame), want);
+        assert_eq!(codec_with(p.squeeze_from(0).max_depth(depth), frame), want);
+        if depth > 0 {
+            assert_eq!(codec_with(p.max_depth(depth - 1), frame), Verdict::NotJson);
+        }
+        p.squeeze_from(usize::MAX);
         p.bulk_after(usize::MAX);
         assert_eq!(codec_with(p.max_depth(depth), frame), want);
         if depth > 0 {

@@ -2,12 +2,29 @@
 //! arrays of generated values and on number-shaped text, and the long-string scan
 //! (`scan/string.rs`), each against the serde_json oracle.
 
+use super::indented::laid_out;
 use super::oracle::parse_json;
 use super::prop::{J, Writer, apply, character, edit, number_like, value};
 use super::proptest_config;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
+
+/// The bulk scan reading the text as it is, and squeezed (`scan/blocks.rs`), whatever the
+/// kernel (see [`crate::scan::bulk_end`]).
+const DIRECT: usize = usize::MAX;
+const SQUEEZED: usize = 0;
+
+/// True when the bulk scan, reading the text as it is and squeezed, takes the same or gives
+/// up in one of the two: the blocks of the squeezed text reach further, so a number that the
+/// scan leaves to the token walk (see [`bulk_defers`]) may stand in a block of one reading
+/// and not in the other's, past the end.
+fn agree(direct: Option<(usize, bool)>, squeezed: Option<(usize, bool)>) -> bool {
+    match (direct, squeezed) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
 
 /// True when the bulk scan leaves `j` to the token walk although it is JSON: numbers of 64
 /// bytes or more, exponents of three digits or more.
@@ -48,7 +65,10 @@ proptest! {
         }
         text.extend_from_slice(b"]");
         let valid = parse_json(&text).is_some();
-        let got = crate::scan::bulk_end(&text, 2, &[false]);
+        let got = crate::scan::bulk_end(&text, 2, &[false], DIRECT);
+        if !items.iter().any(bulk_defers) {
+            prop_assert_eq!(crate::scan::bulk_end(&text, 2, &[false], SQUEEZED), got);
+        }
         if valid && !items.iter().any(bulk_defers) {
             prop_assert_eq!(
                 got.map(|(end, _)| end),
@@ -65,7 +85,61 @@ proptest! {
         let mut tail = text.split_off(2);
         apply(&mut tail, &edits);
         text.extend_from_slice(&tail);
-        if let Some((end, high)) = crate::scan::bulk_end(&text, 2, &[false]) {
+        let got = crate::scan::bulk_end(&text, 2, &[false], DIRECT);
+        let squeezed = crate::scan::bulk_end(&text, 2, &[false], SQUEEZED);
+        prop_assert!(agree(got, squeezed), "{:?}", String::from_utf8_lossy(&text));
+        if let Some((end, high)) = got.or(squeezed) {
+            let taken = &text[..end];
+            prop_assert!(
+                parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err()),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config(1024))]
+
+    /// The bulk scan over indented text read squeezed (`scan/blocks.rs`): arrays of values
+    /// laid out a member a line with any indentation, edited or not, with text after them.
+    /// Squeezed, the scan takes what it takes from the text as it is, and ends at the same
+    /// byte; and it takes the array whole exactly when serde_json reads it.
+    #[test]
+    fn the_squeezed_bulk_scan_reads_as_the_direct_one(
+        items in vec(value(), 1..16),
+        seed in any::<u64>(),
+        unit in select(&["  ", "    ", "\t", "        ", " \t  ", "                "][..]),
+        eol in select(&["\n", "\r\n", "\n\n   \n"][..]),
+        after in select(&["", " ", "  ,  ", "\n    ]"][..]),
+        edits in vec(edit(), 0..3),
+    ) {
+        let mut compact = b"[0".to_vec();
+        for item in &items {
+            compact.push(b',');
+            compact.extend_from_slice(&Writer::compact(seed).write(item));
+        }
+        compact.push(b']');
+        let laid = laid_out(&compact, unit.as_bytes(), eol.as_bytes(), b": ");
+        // From just past the first element, as the token walk hands it over.
+        let from = laid.iter().position(|&x| x == b'0').map_or(0, |i| i + 1);
+        let mut text = laid.clone();
+        text.extend_from_slice(after.as_bytes());
+        let got = crate::scan::bulk_end(&text, from, &[false], SQUEEZED);
+        if !items.iter().any(bulk_defers) {
+            prop_assert_eq!(got, crate::scan::bulk_end(&text, from, &[false], DIRECT));
+            if parse_json(&laid).is_some() {
+                prop_assert_eq!(got.map(|(end, _)| end), Some(laid.len()));
+            }
+        }
+        let mut tail = text.split_off(from);
+        apply(&mut tail, &edits);
+        text.extend_from_slice(&tail);
+        let got = crate::scan::bulk_end(&text, from, &[false], SQUEEZED);
+        let direct = crate::scan::bulk_end(&text, from, &[false], DIRECT);
+        prop_assert!(agree(direct, got), "{:?}", String::from_utf8_lossy(&text));
+        if let Some((end, high)) = got {
             let taken = &text[..end];
             prop_assert!(
                 parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err()),
@@ -99,7 +173,7 @@ proptest! {
         let packed = format!("[0,{}{a},{b},{a}]", "1,".repeat(pad / 2));
         for text in [spaced, packed] {
             let valid = parse_json(text.as_bytes()).is_some();
-            let got = crate::scan::bulk_end(text.as_bytes(), 2, &[false]);
+            let got = crate::scan::bulk_end(text.as_bytes(), 2, &[false], DIRECT);
             if let Some((end, _)) = got {
                 prop_assert!(parse_json(&text.as_bytes()[..end]).is_some(), "{text}");
             }
