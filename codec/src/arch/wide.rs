@@ -32,9 +32,9 @@ use core::arch::x86_64::{
     _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
     _mm256_sub_epi8, _mm256_testz_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
     _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_cmpneq_epi8_mask, _mm512_loadu_si512,
-    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8,
-    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16,
-    _mm512_storeu_si512, _mm512_sub_epi8, _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
+    _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_set1_epi8,
+    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
+    _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
 };
 
 /// A vector extension the CPU running this process has.
@@ -292,11 +292,19 @@ fn low_bytes_avx512(block: &[u8; 64]) -> (u64, u64) {
 }
 
 /// [`Kernel::compress`] with AVX-512VBMI2: one compress, and one store of the whole vector.
-#[target_feature(enable = "avx512bw,avx512vbmi2")]
+/// Miri has no compress instruction, so under it the table's shuffle stands in (the rest of
+/// the kernel is still checked).
+#[target_feature(enable = "avx512bw,avx512vbmi2,popcnt")]
 fn compress_vbmi2(block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
-    let kept = _mm512_maskz_compress_epi8(keep, load64(block));
-    // SAFETY: `out` is 64 writable bytes, the width of one unaligned store.
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), kept) }
+    #[cfg(not(miri))]
+    {
+        use core::arch::x86_64::{_mm512_maskz_compress_epi8, _mm512_storeu_si512};
+        let kept = _mm512_maskz_compress_epi8(keep, load64(block));
+        // SAFETY: `out` is 64 writable bytes, the width of one unaligned store.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), kept) }
+    }
+    #[cfg(miri)]
+    compress_ssse3(block, keep, out);
 }
 
 /// For each mask of 8 bytes, the indices of its set bits in order, one a byte from the low
@@ -845,10 +853,15 @@ mod tests {
             Scalars,
             (u64, u64),
             u64,
+            (u64, u64),
+            Vec<u8>,
         );
 
         #[inline(always)]
         fn run(self, k: impl Kernel) -> Self::Output {
+            // The bytes the compress keeps, with `self.1` as the mask of those to keep.
+            let mut out = [0; 64];
+            k.compress(self.0, self.1, &mut out);
             (
                 k.strings(self.0),
                 k.punctuation(self.0),
@@ -857,6 +870,8 @@ mod tests {
                 k.scalars(self.0),
                 k.non_escapes(self.0),
                 k.prefix_xor(self.1),
+                k.low_bytes(self.0),
+                out[..self.1.count_ones() as usize].to_vec(),
             )
         }
     }
