@@ -85,14 +85,7 @@ impl Blocks for Direct<'_> {
     #[inline(always)]
     fn next(&mut self, k: impl Kernel) -> (&[u8; 64], usize) {
         k.prefetch(self.b, self.at + PREFETCH);
-        match chunk64(self.b, self.at) {
-            Some(block) => (block, 64),
-            None => {
-                let rest = self.b.get(self.at..).unwrap_or_default();
-                self.padded[..rest.len()].copy_from_slice(rest);
-                (&self.padded, rest.len())
-            }
-        }
+        block_at(self.b, self.at, &mut self.padded)
     }
 
     #[inline(always)]
@@ -289,11 +282,9 @@ impl Blocks for Squeezed<'_> {
         let mut at = self.last;
         loop {
             let mut low = Self::low_before(self.b, at);
-            let rest = self.b.get(at..)?;
             let mut padded = [b' '; 64];
-            let n = rest.len().min(64);
-            padded[..n].copy_from_slice(&rest[..n]);
-            let keep = kept(k, &padded, &mut low) & low_bits(n);
+            let (block, len) = block_at(self.b, at, &mut padded);
+            let keep = kept(k, block, &mut low) & low_bits(len);
             let count = keep.count_ones() as usize;
             if after < count {
                 let mut keep = keep;

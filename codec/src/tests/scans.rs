@@ -26,6 +26,16 @@ fn agree(direct: Option<(usize, bool)>, squeezed: Option<(usize, bool)>) -> bool
     }
 }
 
+/// True when what a bulk scan of `text` took (`got`: where it ended, and whether it marked a
+/// byte above ASCII) is JSON, or holds bytes above ASCII that it marked for the frame's UTF-8
+/// check; true when it took nothing.
+fn took_json(text: &[u8], got: Option<(usize, bool)>) -> bool {
+    got.is_none_or(|(end, high)| {
+        let taken = &text[..end];
+        parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err())
+    })
+}
+
 /// True when the bulk scan leaves `j` to the token walk although it is JSON: numbers of 64
 /// bytes or more, exponents of three digits or more.
 fn bulk_defers(j: &J) -> bool {
@@ -88,14 +98,7 @@ proptest! {
         let got = crate::scan::bulk_end(&text, 2, &[false], DIRECT);
         let squeezed = crate::scan::bulk_end(&text, 2, &[false], SQUEEZED);
         prop_assert!(agree(got, squeezed), "{:?}", String::from_utf8_lossy(&text));
-        if let Some((end, high)) = got.or(squeezed) {
-            let taken = &text[..end];
-            prop_assert!(
-                parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err()),
-                "{:?}",
-                String::from_utf8_lossy(&text)
-            );
-        }
+        prop_assert!(took_json(&text, got.or(squeezed)), "{:?}", String::from_utf8_lossy(&text));
     }
 }
 
@@ -139,14 +142,7 @@ proptest! {
         let got = crate::scan::bulk_end(&text, from, &[false], SQUEEZED);
         let direct = crate::scan::bulk_end(&text, from, &[false], DIRECT);
         prop_assert!(agree(direct, got), "{:?}", String::from_utf8_lossy(&text));
-        if let Some((end, high)) = got {
-            let taken = &text[..end];
-            prop_assert!(
-                parse_json(taken).is_some() || (high && core::str::from_utf8(taken).is_err()),
-                "{:?}",
-                String::from_utf8_lossy(&text)
-            );
-        }
+        prop_assert!(took_json(&text, got), "{:?}", String::from_utf8_lossy(&text));
     }
 }
 
