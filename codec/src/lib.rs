@@ -24,7 +24,7 @@
 //!
 //! - on x86_64 the scans over 64-byte blocks (long strings, and the bulk scan that takes the
 //!   rest of a large container from masks of its blocks) use AVX2 or AVX-512BW when the CPU has
-//!   them, detected at run time (`arch/wide.rs`; the safe build uses SSE2 through `safe_arch`
+//!   them, detected at run time (`arch/wide/`; the safe build uses SSE2 through `safe_arch`
 //!   everywhere);
 //! - a frame that the scan proved ASCII is text without a second UTF-8 pass, and the spans
 //!   the scan gives are text without a check of their ends (`text.rs`; the safe build checks

@@ -135,4 +135,52 @@ mod tests {
         let wrong = format!("{open}1{}", close.replacen('}', "]", 1));
         assert_eq!(check(&wrong, 1000), Err(Error::Syntax));
     }
+
+    #[test]
+    fn members_taken_whole_or_in_parts_validate_alike() {
+        let values = [
+            "\"\"",
+            "\"v\"",
+            "\"a\\\"b\"",
+            "1",
+            "{}",
+            "[\"x\"]",
+            "\"0123456789abc\"",
+        ];
+        for key_len in 0..18 {
+            let key = "k".repeat(key_len);
+            for value in values {
+                for pad in 0..3 {
+                    let text = format!("{{\"{key}\":{value},\"{}\":{value}}}", "p".repeat(pad * 7));
+                    assert_eq!(check(&text, 8), Ok(Kind::Object), "{text}");
+                    let spaced = text.replace(':', " : ").replace(',', " , ");
+                    assert_eq!(check(&spaced, 8), Ok(Kind::Object), "{spaced}");
+                }
+            }
+        }
+        for (text, want) in [
+            (r#"{"a":"b"x}"#, Error::Syntax),
+            (r#"{"a":"b\q"}"#, Error::BadString),
+            ("{\"a\":\"b\u{1}\"}", Error::BadString),
+            (r#"{"a""b"}"#, Error::Syntax),
+            (r#"{"a":"b",}"#, Error::Syntax),
+            (r#"{"a":"b","c"}"#, Error::Syntax),
+            (r#"{"a":"b"]"#, Error::Syntax),
+            (r#"["a":"b"]"#, Error::Syntax),
+            (r#"{"a":"b""#, Error::Truncated),
+        ] {
+            assert_eq!(check(text, 8), Err(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn depth_limit_counts_containers() {
+        let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert_eq!(check(&ok, 128), Ok(Kind::Array));
+        let deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert_eq!(check(&deep, 128), Err(Error::TooDeep));
+        let huge = "[".repeat(1_000_000);
+        assert_eq!(check(&huge, 128), Err(Error::TooDeep));
+        assert_eq!(check(&huge, usize::MAX), Err(Error::Truncated));
+    }
 }

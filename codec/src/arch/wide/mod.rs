@@ -17,24 +17,30 @@
 //! The scans themselves are safe [`KernelScan`]s (the scanner's string scan and its bulk scan),
 //! inlined into each `#[target_feature]` function with that function's [`Kernel`]; nothing else
 //! differs between the paths.
+//! This file holds the kernels and what they share; `avx512.rs` and `avx2.rs` hold the masks
+//! of each extension.
 //! BENCHMARKS.md ("How the codec gets there", and the twelfth session) gives what this gains.
 //!
 //! Build with `RUSTFLAGS="--cfg janus_codec_safe"` to leave this module out and use the SSE2
 //! path everywhere.
 #![allow(unsafe_code)]
 
+mod avx2;
+mod avx512;
+
 use super::{Controls, Kernel, KernelScan, Punctuation, Scalars, StringMasks};
+use avx2::{
+    controls_avx2, low_bytes_avx2, non_escapes_avx2, number_starts_avx2, punctuation_avx2,
+    scalars_avx2, skip_plain_avx2, strings_avx2,
+};
+use avx512::{
+    compress_vbmi2, controls_avx512, low_bytes_avx512, non_escapes_avx512, non_escapes_vbmi,
+    number_starts_avx512, punctuation_avx512, scalars_avx512, skip_plain_avx512, strings_avx512,
+};
 use core::arch::x86_64::{
-    __m128i, __m256i, __m512i, _MM_HINT_T0, _mm_add_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64,
-    _mm_loadu_si128, _mm_prefetch, _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm_shuffle_epi8,
-    _mm_storel_epi64, _mm_unpackhi_epi64, _mm256_and_si256, _mm256_broadcastsi128_si256,
-    _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-    _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_sub_epi8, _mm256_testz_si256, _mm512_and_si512, _mm512_broadcast_i32x4,
-    _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_cmpneq_epi8_mask, _mm512_loadu_si512,
-    _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_set1_epi8,
-    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_sub_epi8,
-    _mm512_test_epi8_mask, _mm512_testn_epi8_mask,
+    __m128i, _MM_HINT_T0, _mm_add_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_loadu_si128,
+    _mm_prefetch, _mm_set_epi64x, _mm_set1_epi8, _mm_setr_epi8, _mm_shuffle_epi8, _mm_storel_epi64,
+    _mm_unpackhi_epi64,
 };
 
 /// A vector extension the CPU running this process has.
@@ -275,38 +281,6 @@ fn prefetch(b: &[u8], at: usize) {
     }
 }
 
-/// Loads the 64 bytes of `block`.
-#[target_feature(enable = "avx512bw")]
-fn load64(block: &[u8; 64]) -> __m512i {
-    // SAFETY: `block` is 64 readable bytes, the width of one unaligned load.
-    unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
-}
-
-/// [`Kernel::low_bytes`] with AVX-512BW: two compares into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn low_bytes_avx512(block: &[u8; 64]) -> (u64, u64) {
-    let v = load64(block);
-    let space = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b' ' as i8));
-    let low = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(b' ' as i8 + 1));
-    (space, low)
-}
-
-/// [`Kernel::compress`] with AVX-512VBMI2: one compress, and one store of the whole vector.
-/// Miri has no compress instruction, so under it the table's shuffle stands in (the rest of
-/// the kernel is still checked).
-#[target_feature(enable = "avx512bw,avx512vbmi2,popcnt")]
-fn compress_vbmi2(block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
-    #[cfg(not(miri))]
-    {
-        use core::arch::x86_64::{_mm512_maskz_compress_epi8, _mm512_storeu_si512};
-        let kept = _mm512_maskz_compress_epi8(keep, load64(block));
-        // SAFETY: `out` is 64 writable bytes, the width of one unaligned store.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), kept) }
-    }
-    #[cfg(miri)]
-    compress_ssse3(block, keep, out);
-}
-
 /// For each mask of 8 bytes, the indices of its set bits in order, one a byte from the low
 /// byte up (the shuffle that packs the bytes it keeps to the front of 8).
 const PACK8: [u64; 256] = {
@@ -354,72 +328,6 @@ fn compress_ssse3(block: &[u8; 64], keep: u64, out: &mut [u8; 64]) {
     }
 }
 
-/// The [`StringMasks`] of a block, from compares straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn strings_avx512(block: &[u8; 64]) -> StringMasks {
-    let v = load64(block);
-    StringMasks {
-        quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
-        backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
-        control: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)),
-        high: _mm512_movepi8_mask(v),
-    }
-}
-
-/// The [`Punctuation`] of a block, from compares straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn punctuation_avx512(block: &[u8; 64]) -> Punctuation {
-    let v = load64(block);
-    let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-    // Setting bit 0x20 folds `[` onto `{` and `]` onto `}`.
-    let lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
-    Punctuation {
-        space: eq(v, b' '),
-        open: eq(lower, b'{'),
-        close: eq(lower, b'}'),
-        curly: _mm512_test_epi8_mask(v, _mm512_set1_epi8(0x20)),
-        colon: eq(v, b':'),
-        comma: eq(v, b','),
-    }
-}
-
-/// The [`Controls`] of a block, from compares straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn controls_avx512(block: &[u8; 64]) -> Controls {
-    let v = load64(block);
-    let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
-    Controls {
-        tab_cr: eq(b'\t') | eq(b'\r'),
-        newline: eq(b'\n'),
-    }
-}
-
-/// The [`Scalars`] of a block, from compares straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn scalars_avx512(block: &[u8; 64]) -> Scalars {
-    let v = load64(block);
-    let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
-    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
-    Scalars {
-        digit: _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)),
-        zero: eq(v, b'0'),
-        minus: eq(v, b'-'),
-        plus: eq(v, b'+'),
-        point: eq(v, b'.'),
-        // Setting bit 0x20 folds `E` onto `e`.
-        exponent: eq(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), b'e'),
-    }
-}
-
-/// The bytes a number starts with, `-` and the digits, from compares into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn number_starts_avx512(block: &[u8; 64]) -> u64 {
-    let v = load64(block);
-    let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
-    _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10))
-        | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'-' as i8))
-}
-
 /// The classes of [`Kernel::non_escapes`] by the nibbles of a byte: bit 0 to 3 mark the
 /// one-letter escapes whose high nibble is 2, 5, 6 or 7, bit 4 the `u`. A byte is of a class
 /// when its low nibble's entry and its high nibble's entry share the class's bit, and may be
@@ -446,93 +354,6 @@ const ESCAPES_BY_HIGH_NIBBLE: [i8; 16] = {
     t
 };
 
-/// [`Kernel::non_escapes`] from two nibble lookups, straight into mask registers.
-#[target_feature(enable = "avx512bw")]
-fn non_escapes_avx512(block: &[u8; 64]) -> (u64, u64) {
-    let v = load64(block);
-    let table = |t: [i8; 16]| {
-        let lane = vector16(t);
-        _mm512_broadcast_i32x4(lane)
-    };
-    let nibble = _mm512_set1_epi8(0x0f);
-    let low = _mm512_and_si512(v, nibble);
-    let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), nibble);
-    let classes = _mm512_and_si512(
-        _mm512_shuffle_epi8(table(ESCAPES_BY_LOW_NIBBLE), low),
-        _mm512_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
-    );
-    (
-        _mm512_testn_epi8_mask(classes, classes),
-        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'u' as i8)),
-    )
-}
-
-/// [`Kernel::non_escapes`] of AVX-512VBMI as a table: for each byte below 0x80, itself when a
-/// `\\` may escape it, its complement otherwise. A byte may be escaped exactly when its entry
-/// (at its low 7 bits) is itself: a byte above ASCII never equals an entry, which is below
-/// 0x80 for the letters, and for the others the complement of a byte below 0x80 is a byte
-/// above it that differs from the byte in its low bits too.
-const ESCAPE_LETTERS_128: [u8; 128] = {
-    let mut t = [0u8; 128];
-    let mut i = 0;
-    while i < 128 {
-        t[i] = !(i as u8);
-        i += 1;
-    }
-    let letters = *b"\"\\/bfnrtu";
-    let mut i = 0;
-    while i < letters.len() {
-        t[letters[i] as usize] = letters[i];
-        i += 1;
-    }
-    t
-};
-
-/// [`Kernel::non_escapes`] from one lookup of every byte in a 128-byte table
-/// ([`ESCAPE_LETTERS_128`], two registers, `vpermi2b`) and one compare, where AVX-512BW takes
-/// two nibble lookups and their masks. The `u`s from a compare of their own.
-#[target_feature(enable = "avx512bw,avx512vbmi")]
-fn non_escapes_vbmi(block: &[u8; 64]) -> (u64, u64) {
-    let v = load64(block);
-    // SAFETY: the table is 128 readable bytes, so each half is the 64 of one unaligned load.
-    let (lo, hi) = unsafe {
-        (
-            _mm512_loadu_si512(ESCAPE_LETTERS_128.as_ptr().cast()),
-            _mm512_loadu_si512(ESCAPE_LETTERS_128[64..].as_ptr().cast()),
-        )
-    };
-    let looked = _mm512_permutex2var_epi8(lo, v, hi);
-    (
-        _mm512_cmpneq_epi8_mask(looked, v),
-        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'u' as i8)),
-    )
-}
-
-/// [`Kernel::non_escapes`] from two nibble lookups per 32-byte half; the `u`s from a compare
-/// of their own, so that neither mask needs its compare inverted.
-#[target_feature(enable = "avx2")]
-fn non_escapes_avx2(block: &[u8; 64]) -> (u64, u64) {
-    let table = |t: [i8; 16]| {
-        let lane = vector16(t);
-        _mm256_broadcastsi128_si256(lane)
-    };
-    let others = halves(block, |v| {
-        let nibble = _mm256_set1_epi8(0x0f);
-        let low = _mm256_and_si256(v, nibble);
-        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
-        let classes = _mm256_and_si256(
-            _mm256_shuffle_epi8(table(ESCAPES_BY_LOW_NIBBLE), low),
-            _mm256_shuffle_epi8(table(ESCAPES_BY_HIGH_NIBBLE), high),
-        );
-        // A byte of no class is no escape.
-        _mm256_cmpeq_epi8(classes, _mm256_setzero_si256())
-    });
-    let u = halves(block, |v| {
-        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'u' as i8))
-    });
-    (others, u)
-}
-
 /// The 16 bytes of `t` as a vector.
 #[target_feature(enable = "sse2")]
 fn vector16(t: [i8; 16]) -> __m128i {
@@ -542,195 +363,9 @@ fn vector16(t: [i8; 16]) -> __m128i {
     )
 }
 
-/// Loads the 32 bytes of `half`.
-#[target_feature(enable = "avx2")]
-fn load32(half: &[u8]) -> __m256i {
-    assert_eq!(half.len(), 32);
-    // SAFETY: `half` holds 32 readable bytes (asserted), the width of one unaligned load.
-    unsafe { _mm256_loadu_si256(half.as_ptr().cast()) }
-}
-
-/// The bit mask of the bytes of `block` where `f` of their 32-byte half sets the high bit.
-#[target_feature(enable = "avx2")]
-fn halves(block: &[u8; 64], f: impl Fn(__m256i) -> __m256i) -> u64 {
-    let (lo, hi) = block.split_at(32);
-    let lo = _mm256_movemask_epi8(f(load32(lo))).cast_unsigned();
-    let hi = _mm256_movemask_epi8(f(load32(hi))).cast_unsigned();
-    u64::from(lo) | (u64::from(hi) << 32)
-}
-
-/// [`Kernel::low_bytes`] from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn low_bytes_avx2(block: &[u8; 64]) -> (u64, u64) {
-    let space = halves(block, |v| {
-        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b' ' as i8))
-    });
-    let low = halves(block, |v| {
-        _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(b' ' as i8)), v)
-    });
-    (space, low)
-}
-
-/// The [`StringMasks`] of a block, from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn strings_avx2(block: &[u8; 64]) -> StringMasks {
-    StringMasks {
-        quote: halves(block, |v| {
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8))
-        }),
-        backslash: halves(block, |v| {
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8))
-        }),
-        control: halves(block, |v| {
-            _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v)
-        }),
-        high: halves(block, |v| v),
-    }
-}
-
-/// [`Kernel::skip_plain`] on 32-byte vectors: the compares of a pair of blocks are merged as
-/// vectors (one test a pair, not eight masks), and so are its bytes for the high bits (one
-/// mask a run). The string scan calls it once, at the start of a string.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-fn skip_plain_avx2(b: &[u8], mut at: usize) -> (usize, bool) {
-    let quote = _mm256_set1_epi8(b'"' as i8);
-    let backslash = _mm256_set1_epi8(b'\\' as i8);
-    let control = _mm256_set1_epi8(0x1f);
-    let mut high = _mm256_setzero_si256();
-    while let Some(pair) = b.get(at..at + 128) {
-        prefetch(b, at + SKIP_PREFETCH);
-        prefetch(b, at + 64 + SKIP_PREFETCH);
-        let mut special = _mm256_setzero_si256();
-        let mut bytes = _mm256_setzero_si256();
-        for part in pair.chunks_exact(32) {
-            let v = load32(part);
-            let q = _mm256_cmpeq_epi8(v, quote);
-            let s = _mm256_cmpeq_epi8(v, backslash);
-            let c = _mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v);
-            special = _mm256_or_si256(special, _mm256_or_si256(_mm256_or_si256(q, s), c));
-            bytes = _mm256_or_si256(bytes, v);
-        }
-        if _mm256_testz_si256(special, special) != 1 {
-            break;
-        }
-        high = _mm256_or_si256(high, bytes);
-        at += 128;
-    }
-    (at, _mm256_movemask_epi8(high) != 0)
-}
-
-/// [`Kernel::skip_plain`] with AVX-512BW: as [`skip_plain_avx2`], each block's three compares
-/// straight into mask registers, the bytes above ASCII from the or of the blocks skipped.
-#[target_feature(enable = "avx512bw")]
-#[inline(never)]
-fn skip_plain_avx512(b: &[u8], mut at: usize) -> (usize, bool) {
-    let quote = _mm512_set1_epi8(b'"' as i8);
-    let backslash = _mm512_set1_epi8(b'\\' as i8);
-    let control = _mm512_set1_epi8(0x20);
-    let mut high = _mm512_setzero_si512();
-    while let Some(pair) = b.get(at..at + 128) {
-        prefetch(b, at + SKIP_PREFETCH);
-        prefetch(b, at + 64 + SKIP_PREFETCH);
-        let mut special = 0;
-        let mut bytes = _mm512_setzero_si512();
-        for part in pair.chunks_exact(64) {
-            let Ok(block) = <&[u8; 64]>::try_from(part) else {
-                break;
-            };
-            let v = load64(block);
-            special |= _mm512_cmpeq_epi8_mask(v, quote)
-                | _mm512_cmpeq_epi8_mask(v, backslash)
-                | _mm512_cmplt_epu8_mask(v, control);
-            bytes = _mm512_or_si512(bytes, v);
-        }
-        if special != 0 {
-            break;
-        }
-        high = _mm512_or_si512(high, bytes);
-        at += 128;
-    }
-    (at, _mm512_movepi8_mask(high) != 0)
-}
-
 /// How far ahead of [`skip_plain_avx2`] its bytes are asked for (as the string scan's own
 /// prefetch).
 const SKIP_PREFETCH: usize = 4096;
-
-/// The [`Punctuation`] of a block, from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn punctuation_avx2(block: &[u8; 64]) -> Punctuation {
-    let eq = |c: u8| {
-        halves(block, move |v| {
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
-        })
-    };
-    let lower = |c: u8| {
-        halves(block, move |v| {
-            let l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-            _mm256_cmpeq_epi8(l, _mm256_set1_epi8(c as i8))
-        })
-    };
-    Punctuation {
-        space: eq(b' '),
-        open: lower(b'{'),
-        close: lower(b'}'),
-        curly: halves(block, |v| {
-            let bit = _mm256_and_si256(v, _mm256_set1_epi8(0x20));
-            _mm256_cmpeq_epi8(bit, _mm256_set1_epi8(0x20))
-        }),
-        colon: eq(b':'),
-        comma: eq(b','),
-    }
-}
-
-/// The [`Controls`] of a block, from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn controls_avx2(block: &[u8; 64]) -> Controls {
-    let eq = |c: u8| {
-        halves(block, move |v| {
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
-        })
-    };
-    Controls {
-        tab_cr: eq(b'\t') | eq(b'\r'),
-        newline: eq(b'\n'),
-    }
-}
-
-/// The [`Scalars`] of a block, from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn scalars_avx2(block: &[u8; 64]) -> Scalars {
-    let eq = |c: u8| {
-        halves(block, move |v| {
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
-        })
-    };
-    Scalars {
-        digit: halves(block, |v| {
-            let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
-            _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d)
-        }),
-        zero: eq(b'0'),
-        minus: eq(b'-'),
-        plus: eq(b'+'),
-        point: eq(b'.'),
-        exponent: halves(block, |v| {
-            let l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-            _mm256_cmpeq_epi8(l, _mm256_set1_epi8(b'e' as i8))
-        }),
-    }
-}
-
-/// The bytes a number starts with, `-` and the digits, from two 32-byte halves.
-#[target_feature(enable = "avx2")]
-fn number_starts_avx2(block: &[u8; 64]) -> u64 {
-    halves(block, |v| {
-        let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
-        let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
-        _mm256_or_si256(digit, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'-' as i8)))
-    })
-}
 
 #[cfg(test)]
 mod tests {
