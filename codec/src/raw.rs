@@ -381,11 +381,19 @@ impl fmt::Debug for IdBuf {
 ///
 /// The raw bytes need not be known UTF-8 yet: the parse compares keys before it checks the
 /// frame's UTF-8, and a frame that fails that check is refused whatever its keys are.
-#[inline]
+#[inline(always)]
 pub(crate) fn raw_eq(raw: &[u8], escaped: bool, want: &str) -> bool {
-    if !escaped {
-        return raw == want.as_bytes();
+    // Inline, the compare of a key or a value without escapes against a constant is a few
+    // loads, where a call compared it through `memcmp`.
+    if escaped {
+        escaped_eq(raw, want)
+    } else {
+        raw == want.as_bytes()
     }
+}
+
+/// [`raw_eq`] of a raw string that holds an escape.
+fn escaped_eq(raw: &[u8], want: &str) -> bool {
     // An escape is at least two bytes for one, so a decoded match is never longer than raw.
     if raw.len() < want.len() {
         return false;

@@ -348,7 +348,15 @@ impl<'buf> Scanner<'buf> {
     }
 
     /// True when only white space is left (up to a `\n` that ends the text, when one does).
+    #[inline]
     pub(crate) fn at_end(&mut self) -> bool {
+        // A line's scan ends at its `\n`, which is no white space there: one load says so,
+        // where the white-space steps would look for a run first.
+        match self.b.get(self.pos) {
+            None => return true,
+            Some(b'\n') if self.newline_ends => return true,
+            _ => {}
+        }
         self.skip_ws();
         match self.b.get(self.pos) {
             None => true,
