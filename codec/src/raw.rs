@@ -260,15 +260,22 @@ pub(crate) fn for_each_member<'buf>(
     })();
 }
 
-#[inline]
+/// A validated raw string (as between its quotes) as text: borrowed when it holds no escape.
+#[inline(always)]
 pub(crate) fn decode(raw: &str, escaped: bool) -> Cow<'_, str> {
+    // Inline, a string without escapes (nearly every method) is borrowed with no call.
     if escaped {
-        let mut s = String::new();
-        unescape_into(raw, &mut s);
-        Cow::Owned(s)
+        Cow::Owned(unescaped(raw))
     } else {
         Cow::Borrowed(raw)
     }
+}
+
+/// [`decode`] of a raw string that holds an escape.
+fn unescaped(raw: &str) -> String {
+    let mut s = String::new();
+    unescape_into(raw, &mut s);
+    s
 }
 
 /// A JSON-RPC id: a string or an integer, kept as its raw bytes so that it is echoed byte for
