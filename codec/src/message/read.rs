@@ -209,58 +209,62 @@ pub(super) fn read_object<'buf>(
     depth: usize,
     m: &mut Members<'buf>,
 ) -> Result<(), Error> {
-    if sc.enter_object(depth)? {
-        loop {
-            // Compact clients write `{"jsonrpc":"2.0",...`: take that member whole.
-            if let Some(v) = sc.take_member(br#""jsonrpc":"2.0""#, 10) {
-                m.jsonrpc = Some((v, Kind::String { escaped: false }));
-                if !sc.member_end()? {
-                    break;
-                }
-                continue;
-            }
-            // The fast keys start at the key's quote: in spaced text (`{"jsonrpc": "2.0",
-            // "id": 1, ...`), past the white space before it.
-            let fast = match fast_key(sc) {
-                None if sc.past_ws() => fast_key(sc),
-                f => f,
-            };
-            let f = match fast {
-                Some(f) => f,
-                None => {
-                    let (k, escaped) = sc.key()?;
-                    field(k.bytes(), escaped)
-                }
-            };
-            let start = sc.mark()?;
-            let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
-                read_params(sc, depth + 1, &mut m.params_members, &mut m.meta)?;
-                Kind::Object
-            } else {
-                sc.value(depth + 1)?
-            };
-            let v = sc.since(start);
-            match f {
-                Field::Jsonrpc => m.jsonrpc = Some((v, kind)),
-                Field::Id => m.id = Some((v, kind)),
-                Field::Method => m.method = Some((v, kind)),
-                Field::Params => {
-                    if kind != Kind::Object {
-                        m.meta = None;
-                        m.params_members = ParamMembers::default();
-                    }
-                    m.params = Some((v, kind));
-                }
-                Field::Result => m.result = Some(v),
-                Field::Error => m.error = Some(v),
-                Field::Other => {}
-            }
-            if !sc.member_end()? {
-                break;
-            }
+    if !sc.enter_object(depth)? {
+        return Ok(());
+    }
+    // Clients open with `{"jsonrpc":"2.0",` (or `"jsonrpc": "2.0"`, spaced): that first
+    // member is taken whole. It is only looked for first, where clients write it; elsewhere it
+    // is read as any member is.
+    let jsonrpc = sc
+        .take_member(br#""jsonrpc":"2.0""#, 10)
+        .or_else(|| sc.take_member(br#""jsonrpc": "2.0""#, 11));
+    if let Some(v) = jsonrpc {
+        m.jsonrpc = Some((v, Kind::String { escaped: false }));
+        if !sc.member_end()? {
+            return Ok(());
         }
     }
-    Ok(())
+    loop {
+        // The fast keys start at the key's quote: in spaced text (`{"jsonrpc": "2.0",
+        // "id": 1, ...`), past the white space before it.
+        let fast = match fast_key(sc) {
+            None if sc.past_ws() => fast_key(sc),
+            f => f,
+        };
+        let f = match fast {
+            Some(f) => f,
+            None => {
+                let (k, escaped) = sc.key()?;
+                field(k.bytes(), escaped)
+            }
+        };
+        let start = sc.mark()?;
+        let kind = if matches!(f, Field::Params) && sc.peek() == Some(b'{') {
+            read_params(sc, depth + 1, &mut m.params_members, &mut m.meta)?;
+            Kind::Object
+        } else {
+            sc.value(depth + 1)?
+        };
+        let v = sc.since(start);
+        match f {
+            Field::Jsonrpc => m.jsonrpc = Some((v, kind)),
+            Field::Id => m.id = Some((v, kind)),
+            Field::Method => m.method = Some((v, kind)),
+            Field::Params => {
+                if kind != Kind::Object {
+                    m.meta = None;
+                    m.params_members = ParamMembers::default();
+                }
+                m.params = Some((v, kind));
+            }
+            Field::Result => m.result = Some(v),
+            Field::Error => m.error = Some(v),
+            Field::Other => {}
+        }
+        if !sc.member_end()? {
+            return Ok(());
+        }
+    }
 }
 
 /// Walks a `params` object, validating it, and records its `_meta` member in `meta` with the
