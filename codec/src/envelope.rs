@@ -55,13 +55,17 @@ const KEYS: [&str; 5] = [
 /// UTF-8 ([`Envelope::from_spans`]).
 pub(crate) type EnvelopeSpans<'buf> = [Option<Span<'buf>>; 5];
 
-/// Each key quoted, with its colon, in the order of [`KEYS`].
-const QUOTED: [&[u8]; 5] = [
-    b"\"io.modelcontextprotocol/protocolVersion\":",
-    b"\"io.modelcontextprotocol/clientCapabilities\":",
-    b"\"io.modelcontextprotocol/clientInfo\":",
-    b"\"io.modelcontextprotocol/logLevel\":",
-    b"\"progressToken\":",
+/// The prefix of every envelope key but `progressToken`, from its opening quote.
+const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
+
+/// The rest of each prefixed key, with its closing quote and colon, in the order of [`KEYS`].
+/// The prefix and the rest are compared apart: whole, the longest key is past the length up to
+/// which a compare against a constant is a few word compares, and it became a `memcmp` call.
+const AFTER_PREFIX: [&[u8]; 4] = [
+    b"protocolVersion\":",
+    b"clientCapabilities\":",
+    b"clientInfo\":",
+    b"logLevel\":",
 ];
 
 /// Which envelope key the raw key `k` is (its index in [`KEYS`]), if any.
@@ -74,11 +78,9 @@ pub(crate) fn key_index(k: &[u8], escaped: bool) -> Option<usize> {
 /// cursor without scanning it as a string: the key's index in [`KEYS`].
 #[inline(always)]
 pub(crate) fn fast_key(sc: &mut Scanner<'_>) -> Option<usize> {
-    const PREFIX: &[u8] = b"\"io.modelcontextprotocol/";
-    // Each key is compared as a constant, which compiles to a few word compares.
     #[inline(always)]
     fn taken(sc: &mut Scanner<'_>, i: usize) -> Option<usize> {
-        sc.take(QUOTED[i]).then_some(i)
+        sc.take_pair(PREFIX, AFTER_PREFIX[i]).then_some(i)
     }
     let rest = sc.rest();
     if rest.starts_with(PREFIX) {
@@ -90,7 +92,7 @@ pub(crate) fn fast_key(sc: &mut Scanner<'_>) -> Option<usize> {
             _ => None,
         };
     }
-    taken(sc, 4)
+    sc.take(b"\"progressToken\":").then_some(4)
 }
 
 impl<'buf> Envelope<'buf> {
@@ -326,9 +328,23 @@ mod tests {
     }
 
     #[test]
-    fn the_quoted_keys_are_the_keys() {
-        for (quoted, key) in QUOTED.iter().zip(KEYS) {
-            assert_eq!(*quoted, format!("\"{key}\":").as_bytes());
+    fn the_fast_keys_are_the_keys_and_their_near_misses_are_not() {
+        use crate::scan::Scanner;
+        let fast = |text: &[u8]| {
+            let mut sc = Scanner::new(text, 8);
+            fast_key(&mut sc).map(|i| (i, sc.pos()))
+        };
+        for (i, key) in KEYS.iter().enumerate() {
+            let quoted = format!("\"{key}\":");
+            let text = format!("{quoted}1");
+            assert_eq!(fast(text.as_bytes()), Some((i, quoted.len())), "{key}");
+            // Each byte of the key changed, and the key cut short, are not taken.
+            for at in 0..quoted.len() {
+                let mut miss = text.clone().into_bytes();
+                miss[at] ^= 0x01;
+                assert_eq!(fast(&miss), None, "{key} changed at {at}");
+                assert_eq!(fast(&quoted.as_bytes()[..at]), None, "{key} cut at {at}");
+            }
         }
     }
 

@@ -329,6 +329,22 @@ impl<'buf> Scanner<'buf> {
         taken
     }
 
+    /// Takes `first` then `then` (ASCII text) when the text at the cursor starts with the two,
+    /// compared apart (so that each stays a compare against a short constant).
+    #[inline(always)]
+    pub(crate) fn take_pair(&mut self, first: &'static [u8], then: &'static [u8]) -> bool {
+        // INVARIANT of `pos`: the cursor lands after the last byte of `then`, checked ASCII (a
+        // constant at every call, so the check folds away).
+        let rest = self.rest();
+        let taken = then.last().is_some_and(u8::is_ascii)
+            && rest.starts_with(first)
+            && rest[first.len()..].starts_with(then);
+        if taken {
+            self.pos += first.len() + then.len();
+        }
+        taken
+    }
+
     /// Takes the member `lit` (a key, its colon and a value, in ASCII) when the text at the
     /// cursor starts with it, and returns the span of its value, which starts at `value_at`.
     #[inline(always)]
