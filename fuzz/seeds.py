@@ -50,7 +50,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 class Lexer:
-    """Reads Rust expressions of seeds.rs: literals, `&NAME`, `NAME`, `nest(a, n, b)`."""
+    """Reads Rust expressions of seeds.rs: literals, `&NAME`, `NAME`, `nest(a, n, b)`, `nest_around(a, n, core, b)`."""
 
     def __init__(self, text, consts):
         self.s = text
@@ -95,7 +95,7 @@ class Lexer:
         if m:
             name = m.group(0)
             self.i = m.end()
-            if name == "nest":
+            if name in ("nest", "nest_around"):
                 self.eat("(")
                 prefix = self.expr()
                 self.eat(",")
@@ -103,9 +103,14 @@ class Lexer:
                 n = re.compile(r"\d+").match(self.s, self.i)
                 self.i = n.end()
                 self.eat(",")
+                core = b""
+                if name == "nest_around":
+                    core = self.expr()
+                    self.eat(",")
                 suffix = self.expr()
                 self.eat(")")
-                return prefix + b"[" * int(n.group(0)) + b"]" * int(n.group(0)) + suffix
+                levels = int(n.group(0))
+                return prefix + b"[" * levels + core + b"]" * levels + suffix
             if name not in self.consts:
                 raise ValueError(f"unknown constant {name}")
             return self.consts[name]
@@ -156,7 +161,7 @@ def seed_table():
     """[(name, input bytes)] of the codec's SEEDS table."""
     text = open(SEEDS_RS, encoding="utf-8").read()
     consts = {}
-    for m in re.finditer(r"^const ([A-Z0-9_]+): [^=]+= ", text, re.M):
+    for m in re.finditer(r"^const ([A-Z0-9_]+): [^=]+=\s+", text, re.M):
         lex = Lexer(text, consts)
         lex.i = m.end()
         try:

@@ -183,4 +183,32 @@ mod tests {
         assert_eq!(check(&huge, 128), Err(Error::TooDeep));
         assert_eq!(check(&huge, usize::MAX), Err(Error::Truncated));
     }
+
+    #[test]
+    fn an_empty_object_counts_as_a_level_too() {
+        // `{}` skips the container stack (`Scanner::value`), not the limit.
+        for (text, limit, want) in [
+            ("{}", 0, Err(Error::TooDeep)),
+            ("{}", 1, Ok(Kind::Object)),
+            ("[{}]", 1, Err(Error::TooDeep)),
+            ("[{}]", 2, Ok(Kind::Array)),
+            (r#"{"a":{}}"#, 1, Err(Error::TooDeep)),
+            (r#"{"a":{}}"#, 2, Ok(Kind::Object)),
+            (r#"{"a": {}, "b":{} }"#, 2, Ok(Kind::Object)),
+            ("{}}", 1, Err(Error::Syntax)),
+            ("{}1", 1, Err(Error::Syntax)),
+        ] {
+            assert_eq!(check(text, limit), want, "{text} at {limit}");
+        }
+        // Read as a member value, at the limit and one past it.
+        let mut sc = crate::scan::Scanner::new(br#"{"a":{}}"#, 2);
+        assert_eq!(sc.enter_object(0), Ok(true));
+        assert!(sc.key().is_ok());
+        assert_eq!(sc.value(1), Ok(Kind::Object));
+        assert_eq!(sc.member_end(), Ok(false));
+        let mut sc = crate::scan::Scanner::new(br#"{"a":{}}"#, 1);
+        assert_eq!(sc.enter_object(0), Ok(true));
+        assert!(sc.key().is_ok());
+        assert_eq!(sc.value(1), Err(Error::TooDeep));
+    }
 }

@@ -467,6 +467,14 @@ impl<'buf> Scanner<'buf> {
                 self.pos = skip_trusted_container(self.b, self.pos);
                 Ok(if c == b'{' { Kind::Object } else { Kind::Array })
             }
+            // An empty object (a client's `"clientCapabilities": {}`) needs no container
+            // stack; one more level than the limit allows is still refused by `nested`.
+            Some(b'{')
+                if self.b.get(self.pos + 1) == Some(&b'}') && depth < self.max_depth as usize =>
+            {
+                self.pos += 2;
+                Ok(Kind::Object)
+            }
             _ => self.nested(depth),
         }
     }

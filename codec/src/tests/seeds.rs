@@ -124,6 +124,16 @@ const NOT_JSON: Outcome<'static> = Outcome::Reject {
 
 /// Writes `prefix`, `levels` nested arrays, then `suffix`.
 const fn nest<const N: usize>(prefix: &[u8], levels: usize, suffix: &[u8]) -> [u8; N] {
+    nest_around(prefix, levels, b"", suffix)
+}
+
+/// Writes `prefix`, `levels` nested arrays around `core`, then `suffix`.
+const fn nest_around<const N: usize>(
+    prefix: &[u8],
+    levels: usize,
+    core: &[u8],
+    suffix: &[u8],
+) -> [u8; N] {
     let mut out = [0u8; N];
     let mut i = 0;
     while i < prefix.len() {
@@ -133,10 +143,15 @@ const fn nest<const N: usize>(prefix: &[u8], levels: usize, suffix: &[u8]) -> [u
     let mut k = 0;
     while k < levels {
         out[i + k] = b'[';
-        out[i + levels + k] = b']';
+        out[i + levels + core.len() + k] = b']';
         k += 1;
     }
-    i += 2 * levels;
+    let mut c = 0;
+    while c < core.len() {
+        out[i + levels + c] = core[c];
+        c += 1;
+    }
+    i += 2 * levels + core.len();
     let mut j = 0;
     while j < suffix.len() {
         out[i + j] = suffix[j];
@@ -159,6 +174,14 @@ const DEEP_128: [u8; DEEP_PREFIX.len() + 2 * 127 + 1] = nest(DEEP_PREFIX, 127, b
 const DEEP_128_PARAMS: &str = utf8(DEEP_128.split_at(DEEP_PREFIX.len()).1.split_at(254).0);
 /// One container more than the limit.
 const DEEP_129: [u8; DEEP_PREFIX.len() + 2 * 128 + 1] = nest(DEEP_PREFIX, 128, b"}");
+/// 126 arrays in `params` around an empty object, which the scan takes without its container
+/// stack (`Scanner::value`): 128 containers.
+const EMPTY_AT_128: [u8; DEEP_PREFIX.len() + 2 * 126 + 3] =
+    nest_around(DEEP_PREFIX, 126, b"{}", b"}");
+const EMPTY_AT_128_PARAMS: &str = utf8(EMPTY_AT_128.split_at(DEEP_PREFIX.len()).1.split_at(254).0);
+/// The empty object one level deeper: 129 containers.
+const EMPTY_AT_129: [u8; DEEP_PREFIX.len() + 2 * 127 + 3] =
+    nest_around(DEEP_PREFIX, 127, b"{}", b"}");
 /// 128 nested arrays at the top: a batch of one element that is not an object.
 const ARRAYS_128: [u8; 256] = nest(b"", 128, b"");
 const ARRAYS_129: [u8; 258] = nest(b"", 129, b"");
@@ -490,6 +513,8 @@ pub(super) static SEEDS: &[Seed] = &[
     seed("a bad escape after a plain run of two blocks", br#"{"jsonrpc":"2.0","method":"n","params":["zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\q"]}"#, NOT_JSON),
     seed("128 containers are accepted", &DEEP_128, req("128", "deep", Some(DEEP_128_PARAMS), None, Legacy)),
     seed("129 containers are not JSON", &DEEP_129, NOT_JSON),
+    seed("an empty object as the 128th container is accepted", &EMPTY_AT_128, req("128", "deep", Some(EMPTY_AT_128_PARAMS), None, Legacy)),
+    seed("an empty object as the 129th container is not JSON", &EMPTY_AT_129, NOT_JSON),
     seed("128 arrays are a batch", &ARRAYS_128, Outcome::Batch(Items::Table(ONE_INVALID))),
     seed("129 arrays are not JSON", &ARRAYS_129, NOT_JSON),
 ];
@@ -566,8 +591,9 @@ fn the_oracle_agrees_with_every_seed() {
 #[test]
 fn parse_errors_name_their_fault() {
     use crate::Error;
-    let cases: [(&[u8], Error); 9] = [
+    let cases: [(&[u8], Error); 10] = [
         (&DEEP_129, Error::TooDeep),
+        (&EMPTY_AT_129, Error::TooDeep),
         (&ARRAYS_129, Error::TooDeep),
         (
             br#"{"jsonrpc":"2.0","id":1,"method":"\ud800x"}"#,
