@@ -36,519 +36,20 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::BytesMut;
 use janus_codec::{Era, Frame, FrameCodec, MessageKind, ProtocolVersion};
+use janus_fuzz::answers::{
+    cancel_target, check_answer, check_error_line, entries, is_job_element, negotiated_for, raw_id,
+    terminal, token_of,
+};
 use janus_fuzz::oracle::{self, ItemView, MessageView, Verdict};
+use janus_fuzz::server::fuzz_server;
+use janus_fuzz::template::Template;
 use janus_fuzz::wire::{self, Line, Reply};
 use janus_server_core::serve::Runner;
-use janus_server_core::{Connection, LIMIT_REACHED, Server, demo};
+use janus_server_core::{Connection, Server};
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-const MODERN: &str = "2026-07-28";
-const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// The error codes `decisions.md` gives answers (`-32603` only for a failing handler),
-/// `LIMIT_REACHED` for a full task store, and `-32002` for a legacy resource not found.
-const CODES: [i64; 9] = [
-    -32700,
-    -32600,
-    -32601,
-    -32602,
-    -32603,
-    -32021,
-    -32022,
-    LIMIT_REACHED as i64,
-    -32002,
-];
-
-// ---------------------------------------------------------------------------------------------
-// Structured messages.
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Arbitrary, Debug, Clone)]
-enum IdT {
-    /// Small integers collide often: pipelined duplicates, and cancels that hit.
-    Int(u8),
-    /// A string that looks like a small integer: `"1"` is not `1`.
-    Str(u8),
-    Wide(i64),
-    Text(String),
-    Null,
-    Float,
-    Absent,
-}
-
-impl IdT {
-    fn value(&self) -> Option<Value> {
-        Some(match self {
-            Self::Int(n) => json!(n % 8),
-            Self::Str(n) => json!((n % 8).to_string()),
-            Self::Wide(n) => json!(n),
-            Self::Text(s) => json!(s),
-            Self::Null => Value::Null,
-            Self::Float => json!(1.5),
-            Self::Absent => return None,
-        })
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum MethodT {
-    Initialize,
-    Ping,
-    ToolsList,
-    ToolsCall,
-    ServerDiscover,
-    TasksGet,
-    TasksResult,
-    TasksList,
-    TasksCancel,
-    TasksUpdate,
-    LoggingSetLevel,
-    Initialized,
-    Cancelled,
-    PromptsList,
-    PromptsGet,
-    ResourcesList,
-    ResourcesRead,
-    ResourcesSubscribe,
-    TemplatesList,
-    Complete,
-    Other(String),
-}
-
-impl MethodT {
-    fn name(&self) -> &str {
-        match self {
-            Self::Initialize => "initialize",
-            Self::Ping => "ping",
-            Self::ToolsList => "tools/list",
-            Self::ToolsCall => "tools/call",
-            Self::ServerDiscover => "server/discover",
-            Self::TasksGet => "tasks/get",
-            Self::TasksResult => "tasks/result",
-            Self::TasksList => "tasks/list",
-            Self::TasksCancel => "tasks/cancel",
-            Self::TasksUpdate => "tasks/update",
-            Self::LoggingSetLevel => "logging/setLevel",
-            Self::Initialized => "notifications/initialized",
-            Self::Cancelled => "notifications/cancelled",
-            Self::PromptsList => "prompts/list",
-            Self::PromptsGet => "prompts/get",
-            Self::ResourcesList => "resources/list",
-            Self::ResourcesRead => "resources/read",
-            Self::ResourcesSubscribe => "resources/subscribe",
-            Self::TemplatesList => "resources/templates/list",
-            Self::Complete => "completion/complete",
-            Self::Other(s) => s,
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum VersionT {
-    Handshake(u8),
-    Modern,
-    Text(String),
-    Number,
-    /// Every version the client knows, as a list: a plausible mistake.
-    List,
-}
-
-impl VersionT {
-    fn value(&self) -> Value {
-        match self {
-            Self::Handshake(n) => json!(HANDSHAKE[usize::from(n % 4)]),
-            Self::Modern => json!(MODERN),
-            Self::Text(s) => json!(s),
-            Self::Number => json!(20260728),
-            Self::List => json!(HANDSHAKE),
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum CapsT {
-    Absent,
-    Empty,
-    Tasks,
-    Array,
-}
-
-/// `_meta.progressToken`: small values collide, so two requests may share one.
-#[derive(Arbitrary, Debug, Clone)]
-enum ProgressT {
-    Int(u8),
-    Str(u8),
-    /// Not a string or an integer (the server echoes what it was given).
-    Object,
-    Null,
-}
-
-impl ProgressT {
-    fn value(&self) -> Value {
-        match self {
-            Self::Int(n) => json!(n % 4),
-            Self::Str(n) => json!(format!("p{}", n % 4)),
-            Self::Object => json!({"k": [1, "v"]}),
-            Self::Null => Value::Null,
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum EnvT {
-    None,
-    Envelope {
-        version: Option<VersionT>,
-        caps: CapsT,
-        info: Option<bool>,
-        progress: Option<ProgressT>,
-    },
-    NotAnObject,
-}
-
-impl EnvT {
-    fn value(&self) -> Option<Value> {
-        match self {
-            Self::None => None,
-            Self::NotAnObject => Some(json!("io.modelcontextprotocol/protocolVersion")),
-            Self::Envelope {
-                version,
-                caps,
-                info,
-                progress,
-            } => {
-                let mut m = serde_json::Map::new();
-                if let Some(v) = version {
-                    m.insert("io.modelcontextprotocol/protocolVersion".into(), v.value());
-                }
-                let caps = match caps {
-                    CapsT::Absent => None,
-                    CapsT::Empty => Some(json!({})),
-                    CapsT::Tasks => {
-                        Some(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
-                    }
-                    CapsT::Array => Some(json!([])),
-                };
-                if let Some(c) = caps {
-                    m.insert("io.modelcontextprotocol/clientCapabilities".into(), c);
-                }
-                match info {
-                    None => {}
-                    Some(true) => {
-                        m.insert(
-                            "io.modelcontextprotocol/clientInfo".into(),
-                            json!({"name": "fuzz", "version": "1"}),
-                        );
-                    }
-                    Some(false) => {
-                        m.insert("io.modelcontextprotocol/clientInfo".into(), json!("fuzz"));
-                    }
-                }
-                if let Some(p) = progress {
-                    m.insert("progressToken".into(), p.value());
-                }
-                Some(Value::Object(m))
-            }
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum NumT {
-    Int(i64),
-    Eighths(i32),
-    Text,
-    Absent,
-}
-
-impl NumT {
-    fn value(&self) -> Option<Value> {
-        match self {
-            Self::Int(n) => Some(json!(n)),
-            Self::Eighths(n) => Some(json!(f64::from(*n) / 8.0)),
-            Self::Text => Some(json!("1")),
-            Self::Absent => None,
-        }
-    }
-}
-
-#[derive(Arbitrary, Debug, Clone)]
-enum ToolT {
-    Echo(String),
-    EchoNumber,
-    Add(NumT, NumT),
-    Fail,
-    Sleep(u16),
-    SleepBad(i64),
-    Unknown(String),
-    NoName,
-    ArgumentsNotObject,
-}
-
-impl ToolT {
-    fn params(&self) -> serde_json::Map<String, Value> {
-        let (name, args) = match self {
-            Self::Echo(s) => ("echo", json!({"text": s})),
-            Self::EchoNumber => ("echo", json!({"text": 1})),
-            Self::Add(a, b) => {
-                let mut m = serde_json::Map::new();
-                if let Some(a) = a.value() {
-                    m.insert("a".into(), a);
-                }
-                if let Some(b) = b.value() {
-                    m.insert("b".into(), b);
-                }
-                ("add", Value::Object(m))
-            }
-            Self::Fail => ("fail", json!({})),
-            Self::Sleep(ms) => ("sleep", json!({"ms": ms})),
-            Self::SleepBad(ms) => ("sleep", json!({"ms": ms})),
-            Self::Unknown(s) => (s.as_str(), json!({})),
-            Self::NoName => return serde_json::Map::new(),
-            Self::ArgumentsNotObject => ("echo", json!([1])),
-        };
-        let mut m = serde_json::Map::new();
-        m.insert("name".into(), json!(name));
-        m.insert("arguments".into(), args);
-        m
-    }
-}
-
-/// The name or URI a prompt, resource or completion request names.
-#[derive(Arbitrary, Debug, Clone)]
-enum SubjectT {
-    /// One the fuzz server serves (or almost: a template URI with an extra segment).
-    Known(u8),
-    Text(String),
-    Number,
-    Absent,
-}
-
-impl SubjectT {
-    fn value(&self, known: &[&str]) -> Option<Value> {
-        match self {
-            Self::Known(k) => Some(json!(known[usize::from(*k) % known.len()])),
-            Self::Text(t) => Some(json!(t)),
-            Self::Number => Some(json!(7)),
-            Self::Absent => None,
-        }
-    }
-}
-
-/// The URIs the fuzz server's resources and template answer, and two they do not.
-const URIS: [&str; 5] = [
-    "fuzz://static",
-    "fuzz://item/7",
-    "fuzz://item/1000",
-    "fuzz://item/7/more",
-    "fuzz://nothing",
-];
-
-/// The `taskId` of a `tasks/*` request.
-#[derive(Arbitrary, Debug, Clone)]
-enum TaskRefT {
-    /// One of the task ids the server handed out on this connection (if any yet).
-    Known(u8),
-    Text(String),
-    Number,
-    Absent,
-}
-
-/// What the message is, as the JSON-RPC fields it has.
-#[derive(Arbitrary, Debug, Clone)]
-enum ShapeT {
-    Call,
-    Result,
-    Error,
-    /// No `"jsonrpc":"2.0"`.
-    NoVersion,
-    /// A method and a result.
-    Mixed,
-    /// `params` that are a string.
-    ScalarParams,
-}
-
-/// One message, from a few choices that reach the server's decisions quickly.
-#[derive(Arbitrary, Debug, Clone)]
-struct Template {
-    shape: ShapeT,
-    id: IdT,
-    method: MethodT,
-    envelope: EnvT,
-    /// `params.protocolVersion` of an `initialize`.
-    version: VersionT,
-    tool: ToolT,
-    /// `params.cursor` of a `tools/list`.
-    cursor: Option<String>,
-    /// `params.requestId` of a `notifications/cancelled`.
-    target: IdT,
-    /// `params.task` of a `tools/call` (legacy tasks, 2025-11-25): `{"ttl": n}`.
-    task: Option<u16>,
-    /// `params.taskId` of a `tasks/*` request.
-    task_id: TaskRefT,
-    /// Written as Python's `json.dumps` writes by default: a space after each `,` and `:`.
-    spaced: bool,
-    /// The prompt, URI or completion target of the surface methods.
-    subject: SubjectT,
-    /// The `who` argument of `prompts/get`, the value of a completion.
-    argument: Option<String>,
-}
-
-impl Template {
-    /// The message as one line of JSON text (without its newline).
-    /// `tasks` are the task ids the server handed out so far.
-    fn text(&self, tasks: &[String]) -> String {
-        let compact = self.value(tasks).to_string();
-        if !self.spaced {
-            return compact;
-        }
-        let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
-        for c in compact.chars() {
-            out.push(c);
-            if in_string {
-                match c {
-                    _ if escaped => escaped = false,
-                    '\\' => escaped = true,
-                    '"' => in_string = false,
-                    _ => {}
-                }
-            } else if c == '"' {
-                in_string = true;
-            } else if c == ',' || c == ':' {
-                out.push(' ');
-            }
-        }
-        out
-    }
-
-    fn value(&self, tasks: &[String]) -> Value {
-        let mut m = serde_json::Map::new();
-        if !matches!(self.shape, ShapeT::NoVersion) {
-            m.insert("jsonrpc".into(), json!("2.0"));
-        }
-        if let Some(id) = self.id.value() {
-            m.insert("id".into(), id);
-        }
-        match self.shape {
-            ShapeT::Result => {
-                m.insert("result".into(), json!({}));
-                return Value::Object(m);
-            }
-            ShapeT::Error => {
-                m.insert("error".into(), json!({"code": -1, "message": "x"}));
-                return Value::Object(m);
-            }
-            ShapeT::Mixed => {
-                m.insert("result".into(), json!({}));
-            }
-            ShapeT::Call | ShapeT::NoVersion | ShapeT::ScalarParams => {}
-        }
-        m.insert("method".into(), json!(self.method.name()));
-        let mut params = match &self.method {
-            MethodT::Initialize => json!({
-                "protocolVersion": self.version.value(),
-                "capabilities": {},
-                "clientInfo": {"name": "fuzz", "version": "1"},
-            })
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-            MethodT::ToolsCall => {
-                let mut p = self.tool.params();
-                if let Some(ttl) = self.task {
-                    p.insert("task".into(), json!({"ttl": ttl}));
-                }
-                p
-            }
-            MethodT::TasksGet
-            | MethodT::TasksResult
-            | MethodT::TasksCancel
-            | MethodT::TasksUpdate
-            | MethodT::TasksList => {
-                let mut p = serde_json::Map::new();
-                let id = match &self.task_id {
-                    TaskRefT::Known(k) if !tasks.is_empty() => {
-                        Some(json!(tasks[usize::from(*k) % tasks.len()]))
-                    }
-                    TaskRefT::Known(_) => Some(json!("no-such-task")),
-                    TaskRefT::Text(t) => Some(json!(t)),
-                    TaskRefT::Number => Some(json!(1)),
-                    TaskRefT::Absent => None,
-                };
-                if let Some(id) = id {
-                    p.insert("taskId".into(), id);
-                }
-                if let Some(c) = &self.cursor {
-                    p.insert("cursor".into(), json!(c));
-                }
-                p
-            }
-            MethodT::ToolsList
-            | MethodT::PromptsList
-            | MethodT::ResourcesList
-            | MethodT::TemplatesList => {
-                let mut p = serde_json::Map::new();
-                if let Some(c) = &self.cursor {
-                    p.insert("cursor".into(), json!(c));
-                }
-                p
-            }
-            MethodT::PromptsGet => {
-                let mut p = serde_json::Map::new();
-                if let Some(n) = self.subject.value(&["greet", "other"]) {
-                    p.insert("name".into(), n);
-                }
-                if let Some(a) = &self.argument {
-                    p.insert("arguments".into(), json!({"who": a}));
-                }
-                p
-            }
-            MethodT::ResourcesRead | MethodT::ResourcesSubscribe => {
-                let mut p = serde_json::Map::new();
-                if let Some(u) = self.subject.value(&URIS) {
-                    p.insert("uri".into(), u);
-                }
-                p
-            }
-            MethodT::Complete => {
-                let mut p = serde_json::Map::new();
-                let target = match self.subject.value(&["greet", "fuzz://item/{id}"]) {
-                    Some(Value::String(t)) if t.contains("://") => {
-                        json!({"type": "ref/resource", "uri": t})
-                    }
-                    Some(t) => json!({"type": "ref/prompt", "name": t}),
-                    None => json!({"type": "ref/prompt"}),
-                };
-                p.insert("ref".into(), target);
-                if let Some(a) = &self.argument {
-                    p.insert("argument".into(), json!({"name": "who", "value": a}));
-                    p.insert("context".into(), json!({"arguments": {"id": a}}));
-                }
-                p
-            }
-            MethodT::Cancelled => {
-                let mut p = serde_json::Map::new();
-                if let Some(t) = self.target.value() {
-                    p.insert("requestId".into(), t);
-                }
-                p
-            }
-            _ => serde_json::Map::new(),
-        };
-        if let Some(meta) = self.envelope.value() {
-            params.insert("_meta".into(), meta);
-        }
-        if matches!(self.shape, ShapeT::ScalarParams) {
-            m.insert("params".into(), json!("params"));
-        } else if !params.is_empty() {
-            m.insert("params".into(), Value::Object(params));
-        }
-        Value::Object(m)
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The harness: a driver of one connection, as the tokio driver drives it (the connection's
@@ -667,62 +168,6 @@ thread_local! {
     static SERVER: Arc<Server> = fuzz_server();
 }
 
-/// The demo tools, and a prompt, a resource, a template and completions whose handlers use
-/// their input (a template id above 100 holds nothing).
-fn fuzz_server() -> Arc<Server> {
-    use janus_server_core::content::Content;
-    use janus_server_core::prompts::PromptSpec;
-    use janus_server_core::resources::{ResourceSpec, TemplateSpec};
-    demo::builder()
-        .page_size(1)
-        .prompt(
-            PromptSpec::new("greet", "Greets").argument("who", "whom", true),
-            |_: &janus_server_core::Ctx<'_>,
-             a: janus_server_core::prompts::PromptArgs<'_>,
-             out: &mut janus_server_core::prompts::PromptMessages| {
-                out.user(Content::text(format!("hello {}", a.get("who").unwrap_or_default())));
-                Ok(())
-            },
-        )
-        .prompt(
-            PromptSpec::new("other", "Refuses"),
-            |_: &janus_server_core::Ctx<'_>,
-             _: janus_server_core::prompts::PromptArgs<'_>,
-             _: &mut janus_server_core::prompts::PromptMessages| {
-                Err(janus_server_core::RpcError::invalid_params("no"))
-            },
-        )
-        .resource(
-            ResourceSpec::new("fuzz://static", "static"),
-            |_: &janus_server_core::Ctx<'_>, uri: &str, out: &mut janus_server_core::resources::Contents| {
-                out.blob(uri, None, b"\x00\xff");
-                Ok(())
-            },
-        )
-        .resource_template(
-            TemplateSpec::new("fuzz://item/{id}", "item").expect("a valid template"),
-            |_: &janus_server_core::Ctx<'_>,
-             uri: &str,
-             v: &janus_server_core::resources::Vars,
-             out: &mut janus_server_core::resources::Contents| {
-                let id = v.get("id").unwrap_or_default();
-                if id.parse::<u32>().is_ok_and(|n| n <= 100) {
-                    out.text(uri, Some("text/plain"), id);
-                }
-                Ok(())
-            },
-        )
-        .complete_prompt_argument(
-            "greet",
-            "who",
-            |_: &janus_server_core::Ctx<'_>, r: &janus_server_core::complete::CompletionRequest<'_>| {
-                (0..r.value().len().min(200)).map(|i| i.to_string()).collect()
-            },
-        )
-        .build()
-        .expect("the fuzz server's specs are valid")
-}
-
 /// With `JANUS_FUZZ_TRACE` set, prints what goes in and out (to read a crash's replay).
 fn trace(what: &str, bytes: &[u8]) {
     thread_local! {
@@ -738,125 +183,6 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-/// The raw id of a view (it has one: it is a request).
-fn raw_id(v: &MessageView) -> &str {
-    &v.id.as_ref().expect("a request has an id").raw
-}
-
-/// The request's `_meta.progressToken`, when it has one.
-fn token_of(v: &MessageView) -> Option<Value> {
-    v.envelope[4].clone()
-}
-
-/// A string `params.protocolVersion` that is a handshake version, else the latest one.
-fn negotiated_for(v: &MessageView) -> &'static str {
-    let asked = v
-        .params
-        .as_ref()
-        .and_then(|p| p.get("protocolVersion"))
-        .and_then(Value::as_str);
-    HANDSHAKE
-        .into_iter()
-        .find(|h| Some(*h) == asked)
-        .unwrap_or("2025-11-25")
-}
-
-/// A task status that is terminal.
-fn terminal(status: &Value) -> bool {
-    matches!(
-        status.as_str(),
-        Some("completed" | "failed" | "cancelled")
-    )
-}
-
-/// Checks the answer to one request, served on a connection of era `era`.
-fn check_answer(reply: &Reply, v: &MessageView, era: Era) {
-    let text = &reply.message;
-    assert_eq!(
-        reply.id,
-        raw_id(v),
-        "the id is echoed byte for byte: {text}"
-    );
-    if let Some(code) = reply.code {
-        assert!(CODES.contains(&code), "an unexpected error code: {text}");
-    }
-    let method = v.method.as_deref().unwrap_or_default();
-    match era {
-        Era::Modern => {
-            if method == "initialize" {
-                assert_eq!(reply.code, Some(-32022), "modern initialize: {text}");
-            }
-            if let Some(r) = &reply.result {
-                // decisions.md: every modern result carries these two.
-                assert!(r.get("resultType").is_some(), "no resultType: {text}");
-                assert!(
-                    r["_meta"].get(SERVER_INFO).is_some(),
-                    "no serverInfo: {text}"
-                );
-            }
-        }
-        Era::Legacy => {
-            if v.era == Era::Modern && method != "initialize" {
-                assert_eq!(reply.code, Some(-32600), "the era is locked: {text}");
-            } else if method == "ping" {
-                assert_eq!(reply.result, Some(json!({})), "ping: {text}");
-            }
-            if let Some(r) = &reply.result {
-                assert!(r.get("resultType").is_none(), "a legacy result: {text}");
-            }
-        }
-    }
-}
-
-/// The entries of a batch answer, by raw id; checks their codes.
-fn entries(replies: &[Reply]) -> BTreeMap<String, usize> {
-    let mut got = BTreeMap::new();
-    for r in replies {
-        *got.entry(r.id.clone()).or_default() += 1;
-        if let Some(code) = r.code {
-            assert!(CODES.contains(&code), "an unexpected error code: {r:?}");
-        }
-    }
-    got
-}
-
-/// The single error line of a frame that is not a message: its code, and id `null`.
-fn check_error_line(lines: &[Line], code: i64, id: &str) {
-    let [Line::Single(r)] = lines else {
-        panic!("want one error line, got {lines:?}")
-    };
-    assert_eq!(r.code, Some(code), "{r:?}");
-    assert_eq!(r.id, id, "{r:?}");
-}
-
-/// The request a `notifications/cancelled` names: the raw text of its `requestId` (the
-/// connection finds requests by their id's bytes). `text` is the message's JSON text.
-fn cancel_target(v: &MessageView, text: &str) -> Option<String> {
-    if v.kind != MessageKind::Notification || v.method.as_deref() != Some("notifications/cancelled")
-    {
-        return None;
-    }
-    let members = oracle::raw_members(text)?;
-    let params = oracle::raw_members(members.get("params")?.get())?;
-    Some(params.get("requestId")?.get().to_owned())
-}
-
-/// True for a batch element that runs as a job on a 2025-03-26 session: a `tools/call` of the
-/// asynchronous `sleep` whose arguments are an object (or absent). Anything else is answered
-/// at once (2025-03-26 has no tasks, and the era lock refuses a modern element).
-fn is_job_element(v: &MessageView) -> bool {
-    let Some(params) = v.params.as_ref().and_then(Value::as_object) else {
-        return false;
-    };
-    v.kind == MessageKind::Request
-        && v.era == Era::Legacy
-        && v.method.as_deref() == Some("tools/call")
-        && params.get("name").and_then(Value::as_str) == Some("sleep")
-        && params
-            .get("arguments")
-            .is_none_or(|a| a.is_null() || a.is_object())
 }
 
 /// What a frame's cancels hit: single requests (always in the book: a single's job ends with
@@ -1003,7 +329,11 @@ impl Harness {
                         "a batch line that no batch in flight may write (an entry missing, extra or twice): {replies:?}; in flight: {:?}",
                         self.batches
                             .iter()
-                            .map(|b| (&b.fixed, b.open.iter().map(|e| &e.raw).collect::<Vec<_>>(), &b.maybe))
+                            .map(|b| (
+                                &b.fixed,
+                                b.open.iter().map(|e| &e.raw).collect::<Vec<_>>(),
+                                &b.maybe
+                            ))
                             .collect::<Vec<_>>()
                     )
                 };
@@ -1085,9 +415,10 @@ impl Harness {
                 .iter()
                 .flat_map(|b| &b.open)
                 .any(|e| e.token.as_ref() == Some(token))
-            || self.ghosts.iter().any(|g| {
-                &g.token == token && self.singles.iter().any(|s| s.raw == g.raw)
-            })
+            || self
+                .ghosts
+                .iter()
+                .any(|g| &g.token == token && self.singles.iter().any(|s| s.raw == g.raw))
             || self.task_tokens.iter().any(|(_, t)| t == token)
     }
 
@@ -1211,7 +542,10 @@ impl Harness {
         let line = match frame {
             Frame::Oversize => {
                 check_error_line(&lines, -32600, "null");
-                assert_eq!(fg_after, fg_before, "an oversize line starts and stops nothing");
+                assert_eq!(
+                    fg_after, fg_before,
+                    "an oversize line starts and stops nothing"
+                );
                 assert_eq!(era_after, era_before);
                 return;
             }
@@ -1265,7 +599,10 @@ impl Harness {
                     self.batch(&items, text, &lines, fg_before, fg_after);
                 } else {
                     check_error_line(&lines, -32600, "null");
-                    assert_eq!(fg_after, fg_before, "a refused batch starts and stops nothing");
+                    assert_eq!(
+                        fg_after, fg_before,
+                        "a refused batch starts and stops nothing"
+                    );
                 }
                 assert_eq!(self.conn.negotiated(), negotiated_before);
             }

@@ -36,6 +36,7 @@
 
 pub mod auth;
 mod body;
+mod ids;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod resume;
@@ -144,7 +145,7 @@ impl McpService {
     /// Serves `server`'s tools with `config`.
     #[must_use]
     pub fn new(server: Arc<Server>, config: HttpConfig) -> Self {
-        let node = config.node_id.clone().unwrap_or_else(session::random_node);
+        let node = config.node_id.clone().unwrap_or_else(ids::random_node);
         let streams = Streams::new(config.max_streams);
         Self {
             inner: Arc::new(Inner {
