@@ -50,7 +50,8 @@ BOM = b"\xef\xbb\xbf"
 
 
 class Lexer:
-    """Reads Rust expressions of seeds.rs: literals, `&NAME`, `NAME`, `nest(a, n, b)`, `nest_around(a, n, core, b)`."""
+    """Reads Rust expressions of seeds.rs: literals, `&NAME`, `NAME`, `nest(a, n, b)` and
+    `nest_around(a, n, core, b)`."""
 
     def __init__(self, text, consts):
         self.s = text

@@ -3,7 +3,7 @@
 
 use super::body::OwnLine;
 use base64::Engine as _;
-use janus_codec::{IdBuf, Parsed, Parser};
+use janus_codec::{Id, IdBuf, Message, Parsed, Parser, Rejection};
 
 /// A new session id: `<node>.<128 random bits, base64url>`, so a balancer can route by prefix.
 pub(super) fn mint(node: &str) -> Option<String> {
@@ -22,39 +22,40 @@ pub(super) fn random_node() -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bits)
 }
 
-/// The ids of the requests in a body.
-pub(super) fn request_ids(read: &Result<Parsed<'_>, janus_codec::Rejection<'_>>) -> Vec<IdBuf> {
+/// The ids `f` finds in each message of a read body (each element of a batch, skipping those
+/// that are not messages); none when the body is no message.
+fn ids_of(
+    read: &Result<Parsed<'_>, Rejection<'_>>,
+    f: impl Fn(&Message<'_>) -> Option<IdBuf>,
+) -> Vec<IdBuf> {
     match read {
-        Ok(Parsed::Single(m)) if m.is_request() => {
-            m.id().map(|id| id.to_owned()).into_iter().collect()
-        }
+        Ok(Parsed::Single(m)) => f(m).into_iter().collect(),
         Ok(Parsed::Batch(b)) => b
             .iter()
             .filter_map(Result::ok)
-            .filter(janus_codec::Message::is_request)
-            .filter_map(|m| m.id().map(|id| id.to_owned()))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The requests that the body's `notifications/cancelled` name.
-pub(super) fn cancelled_ids(read: &Result<Parsed<'_>, janus_codec::Rejection<'_>>) -> Vec<IdBuf> {
-    let named = |m: &janus_codec::Message<'_>| {
-        (m.method() == "notifications/cancelled" && !m.is_request())
-            .then(|| m.param("requestId").and_then(janus_codec::Id::from_json))
-            .flatten()
-            .map(|id| id.to_owned())
-    };
-    match read {
-        Ok(Parsed::Single(m)) => named(m).into_iter().collect(),
-        Ok(Parsed::Batch(b)) => b
-            .iter()
-            .filter_map(Result::ok)
-            .filter_map(|m| named(&m))
+            .filter_map(|m| f(&m))
             .collect(),
         Err(_) => Vec::new(),
     }
+}
+
+/// The ids of the requests in a body.
+pub(super) fn request_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdBuf> {
+    ids_of(read, |m| {
+        m.is_request()
+            .then(|| m.id().map(|id| id.to_owned()))
+            .flatten()
+    })
+}
+
+/// The requests that the body's `notifications/cancelled` name.
+pub(super) fn cancelled_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdBuf> {
+    ids_of(read, |m| {
+        (m.method() == "notifications/cancelled" && !m.is_request())
+            .then(|| m.param("requestId").and_then(Id::from_json))
+            .flatten()
+            .map(|id| id.to_owned())
+    })
 }
 
 /// The ids a line answers (every entry's, for a batch's line); none for a notification.
@@ -64,20 +65,11 @@ pub(super) fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
         return ids;
     }
     // NB. A server-to-client request has an id of the server's own: it answers nothing.
-    let answer_id = |m: &janus_codec::Message<'_>| {
+    ids_of(&Parser::new().parse(body), |m| {
         (!m.is_request())
             .then(|| m.id().map(|id| id.to_owned()))
             .flatten()
-    };
-    match Parser::new().parse(body) {
-        Ok(Parsed::Single(m)) => answer_id(&m).into_iter().collect(),
-        Ok(Parsed::Batch(b)) => b
-            .iter()
-            .filter_map(Result::ok)
-            .filter_map(|m| answer_id(&m))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
+    })
 }
 
 /// The id of a single answer as the connection's encoder writes it, read from its first
@@ -89,7 +81,7 @@ fn own_answer_id(body: &[u8]) -> Option<Vec<IdBuf>> {
         OwnLine::Answer { id, .. } => {
             let raw = janus_codec::RawJson::parse(std::str::from_utf8(id).ok()?).ok()?;
             Some(
-                janus_codec::Id::from_json(raw)
+                Id::from_json(raw)
                     .map(|id| id.to_owned())
                     .into_iter()
                     .collect(),
