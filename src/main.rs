@@ -35,6 +35,10 @@ enum Tools {
     Demo,
     /// The fixture set of `@modelcontextprotocol/conformance`.
     Conformance,
+    /// The demo tools, plus a tool, a prompt and a resource whose names are not plain header
+    /// text (for the interop lanes).
+    #[value(hide = true)]
+    Names,
 }
 
 // NB. Parsed once at start: the size of the largest variant costs nothing.
@@ -234,6 +238,7 @@ fn main() -> ExitCode {
             let mut builder = match tools {
                 Tools::Demo => demo::builder(),
                 Tools::Conformance => fixtures::builder(),
+                Tools::Names => fixtures::names::builder(),
             };
             if let Some(k) = &state_key {
                 builder = builder.state_key(k.as_bytes());

@@ -93,8 +93,14 @@ async fn serve_on(program: &str, args: &[String], port: u16, path: &str) -> Serv
 
 /// `janus serve --http` on a port it picks and logs.
 async fn janus_http() -> Served {
+    janus_http_with(&[]).await
+}
+
+/// `janus serve --http ... extra` on a port it picks and logs.
+async fn janus_http_with(extra: &[&str]) -> Served {
     let mut child = tokio::process::Command::new(JANUS)
         .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
         .env("JANUS_LOG", "info")
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
@@ -231,6 +237,49 @@ async fn janus_serve_in_every_mode_and_transport() {
     let s = janus_http().await;
     for (mode, rev) in ALL_MODES {
         case("janus serve", "streamable HTTP", http(&s.url), mode, rev).await;
+    }
+}
+
+/// A tool, a prompt and a resource whose names and URI are not plain header text (non-ASCII,
+/// leading spaces): over streamable HTTP a 2026-07-28 request carries them in `Mcp-Name`'s
+/// Base64 sentinel, which `janus serve --http` decodes before it compares.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_that_are_not_header_text_over_http_in_every_mode() {
+    const TOOL: &str = " héllo wörld";
+    const PROMPT: &str = "  grüße";
+    const URI: &str = "file:///ünï cödé/naïve.txt";
+    let s = janus_http_with(&["--tools", "names"]).await;
+    for (mode, rev) in ALL_MODES {
+        let run = async {
+            let c = Client::connect(http(&s.url), options(mode, false)).await?;
+            assert_eq!(c.negotiated().version.as_str(), rev, "{mode:?}");
+            let tools = c.list_tools().await?;
+            assert!(tools.iter().any(|t| t.name == TOOL), "{tools:?}");
+            let r = c
+                .call_tool(TOOL, Some(r#"{"who":"Zoë"}"#), CallOptions::default())
+                .await?;
+            assert_eq!(r.text(), "héllo, Zoë", "{mode:?}: {r:?}");
+            assert!(!r.is_error);
+            let p = c.get_prompt(PROMPT, &[("who", "Zoë")]).await?;
+            assert_eq!(p.messages.len(), 1, "{mode:?}: {p:?}");
+            assert_eq!(
+                p.messages[0].1.as_text(),
+                Some("Grüß Zoë!"),
+                "{mode:?}: {p:?}"
+            );
+            let contents = c.read_resource(URI).await?;
+            assert_eq!(contents[0].uri, URI);
+            assert_eq!(contents[0].text.as_deref(), Some("naïve café"), "{mode:?}");
+            c.close(Duration::from_secs(2)).await;
+            Ok::<_, Error>(())
+        };
+        match tokio::time::timeout(CASE_LIMIT, run).await {
+            Ok(Ok(())) => println!(
+                "| janus serve --tools names | streamable HTTP | {mode:?} | {rev} | pass |"
+            ),
+            Ok(Err(e)) => panic!("names {mode:?}: {e}"),
+            Err(_) => panic!("names {mode:?}: no end within {CASE_LIMIT:?}"),
+        }
     }
 }
 

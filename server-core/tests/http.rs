@@ -516,6 +516,116 @@ async fn mcp_param_headers_must_stand_for_the_marked_arguments() {
 }
 
 #[tokio::test]
+async fn mcp_name_may_carry_its_name_or_uri_in_the_base64_sentinel() {
+    use janus_server_core::content::Content;
+    use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
+    use janus_server_core::resources::{Contents, ResourceSpec};
+    fn hello(
+        _: &Ctx<'_>,
+        _: Args<'_>,
+        out: &mut janus_server_core::tools::Output<'_>,
+    ) -> Result<(), RpcError> {
+        out.text("hi");
+        Ok(())
+    }
+    fn greet(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+        out.user(Content::text("grüß dich"));
+        Ok(())
+    }
+    fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+        out.text(uri, Some("text/plain"), "Straße");
+        Ok(())
+    }
+    // Names and a URI that are not plain header text: non-ASCII, a leading space.
+    let (tool, prompt, uri) = (" héllo", "  grüße", "file:///ünï cödé.txt");
+    let server = Server::builder("p", "1")
+        .tool(
+            ToolSpec::new(tool, "t", r#"{"type":"object"}"#).unwrap(),
+            hello,
+        )
+        .tool(
+            ToolSpec::new("plain", "t", r#"{"type":"object"}"#).unwrap(),
+            hello,
+        )
+        .prompt(PromptSpec::new(prompt, "p"), greet)
+        .resource(ResourceSpec::new(uri, "doc"), doc)
+        .build()
+        .unwrap();
+    let (addr, _stop) = start(server, HttpConfig::default()).await;
+    let b64 = |s: &str| {
+        use base64::Engine as _;
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(s)
+        )
+    };
+    let post = |method: &'static str, params: String, name: String| async move {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params},{ENV}}}}}"#
+        );
+        let h = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+            ("mcp-name", name.as_str()),
+        ];
+        request(addr, "POST", "/mcp", &h, &body).await
+    };
+    let json = |s: &str| serde_json::to_string(s).unwrap();
+    let r = post(
+        "tools/call",
+        format!(r#""name":{},"arguments":{{}}"#, json(tool)),
+        b64(tool),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "hi");
+    let r = post(
+        "prompts/get",
+        format!(r#""name":{}"#, json(prompt)),
+        b64(prompt),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        r.json()["result"]["messages"][0]["content"]["text"],
+        "grüß dich"
+    );
+    let r = post(
+        "resources/read",
+        format!(r#""uri":{}"#, json(uri)),
+        b64(uri),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["result"]["contents"][0]["text"], "Straße");
+    // Plain text still compares as itself, and a sentinel may carry plain text too.
+    let plain = r#""name":"plain","arguments":{}"#;
+    assert_eq!(
+        post("tools/call", plain.into(), "plain".into())
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        post("tools/call", plain.into(), b64("plain")).await.status,
+        200
+    );
+    // A sentinel of other text, one that is not Base64 or not UTF-8, and the sentinel's text
+    // sent as it is, are all refused.
+    let named = format!(r#""name":{},"arguments":{{}}"#, json(tool));
+    for header in [
+        b64("héllo"),
+        "=?base64?not base64?=".to_owned(),
+        "=?base64?/w==?=".to_owned(),
+        "héllo".to_owned(),
+    ] {
+        let r = post("tools/call", named.clone(), header.clone()).await;
+        assert_eq!(r.status, 400, "{header}");
+        assert_eq!(r.json()["error"]["code"], -32020, "{header}");
+    }
+}
+
+#[tokio::test]
 async fn envelope_faults_keep_the_id_and_a_modern_initialize_is_a_removed_method() {
     let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
     // The envelope lacks clientCapabilities: 400, -32602, the request's id.

@@ -11,7 +11,8 @@
 #       client against Janus's 2025-11-25 tasks (tasks_v1.py), and the server surface as for
 #       v2 on a handshake session (surface_v1.py).
 #   http: over streamable HTTP (`janus serve --http`): mcp==2.3.0 in the modes 2026-07-28, auto
-#         and legacy, and mcp==1.30.0's streamablehttp_client (a legacy session).
+#         and legacy, with the names of `--tools names` that travel in Mcp-Name's Base64
+#         sentinel (names_v2.py), and mcp==1.30.0's streamablehttp_client (a legacy session).
 #   client: janus-client as the client (tests/client_matrix.rs, feature client-matrix) of
 #           janus serve, rmcp 3.11's server, mcp==2.3.0's MCPServer and mcp==1.30.0's FastMCP
 #           (tests/interop/server_py.py) on every transport each has, in every mode that
@@ -95,6 +96,7 @@ for l in "${lanes[@]}"; do
     http)
       lane py-v2 "$MCP_V2" http_v2.py || failed=1
       lane py-v2 "$MCP_V2" "surface_v2.py --http" || failed=1
+      lane py-v2 "$MCP_V2" names_v2.py || failed=1
       lane py-v1 "$MCP_V1" http_v1.py || failed=1
       ;;
     v1)

@@ -245,18 +245,23 @@ fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Optio
         _ => None,
     };
     let name = named.and_then(|n| n.as_string());
+    // NB. A name or URI that is not plain header text (non-ASCII, leading or trailing white
+    // space, control characters, or text that looks like the sentinel) comes Base64-encoded,
+    // as for `Mcp-Param-*`: the decoded text is what is compared.
     match (get("mcp-name"), name) {
         (Err(e), _) => Some(e),
         (Ok(None), Some(_)) => Some("the Mcp-Name header is missing".into()),
-        (Ok(Some(h)), Some(n)) if h != n => {
+        (Ok(Some(h)), Some(n)) if decode_header_value(h).as_deref() != Some(&*n) => {
             Some("the Mcp-Name header differs from the body".into())
         }
         _ => None,
     }
 }
 
-/// The sentinel of a Base64 header value: `=?base64?<base64 of the UTF-8 text>?=`.
-fn decode_header_value(v: &str) -> Option<String> {
+/// A header's value as the text it stands for: the value itself, or the UTF-8 text of the
+/// Base64 sentinel `=?base64?<base64 of the UTF-8 text>?=` (`None` when the sentinel does not
+/// decode to UTF-8 text).
+fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
     use base64::Engine as _;
     match v
         .strip_prefix("=?base64?")
@@ -264,9 +269,9 @@ fn decode_header_value(v: &str) -> Option<String> {
     {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(std::borrow::Cow::Owned)
         }
-        None => Some(v.to_owned()),
+        None => Some(std::borrow::Cow::Borrowed(v)),
     }
 }
 
@@ -277,7 +282,7 @@ fn param_matches(header: &str, body: janus_codec::RawJson<'_>) -> bool {
         return false;
     };
     if let Some(s) = body.as_string() {
-        return s == text;
+        return *s == *text;
     }
     match body.as_str() {
         b @ ("true" | "false") => b == text,
