@@ -7,10 +7,11 @@
 //! nothing, builds no future and reads no clock.
 
 use crate::ctx::{CancelSignal, Discard, JobId, Notify, RequestInfo, Session};
-use crate::jobs::{Action, JobEnd, Jobs, Kind, Slot};
+use crate::jobs::{Action, Done, DoneKind, JobEnd, Jobs, Kind, Slot, ToolEnd};
 use crate::json::RpcError;
 use crate::server::Server;
-use crate::tasks::{Outcome as Ended, Status, Stored, TaskStore};
+use crate::store::TaskStore;
+use crate::tasks::{Outcome as Ended, Status, Stored};
 use crate::tools::ToolResult;
 use crate::wire::{self, Shape};
 use bytes::BytesMut;
@@ -75,8 +76,9 @@ pub struct Connection {
     state: State,
     parser: Parser,
     session: Session,
-    /// This connection's tasks (both generations); shared between requests served statelessly.
-    tasks: Arc<TaskStore>,
+    /// The process's task store (both generations): the server's, shared by every
+    /// connection.
+    tasks: Arc<dyn TaskStore>,
     jobs: Jobs,
     notify: Arc<dyn Notify>,
     now_ms: u64,
@@ -111,10 +113,11 @@ impl Connection {
     /// [`Notify`] is set ([`Connection::set_notify`]).
     #[must_use]
     pub fn new(server: Arc<Server>) -> Self {
-        Self::with_tasks(server, Arc::default(), State::Fresh)
+        Self::in_state(server, State::Fresh)
     }
 
-    fn with_tasks(server: Arc<Server>, tasks: Arc<TaskStore>, state: State) -> Self {
+    fn in_state(server: Arc<Server>, state: State) -> Self {
+        let tasks = Arc::clone(server.task_store());
         static DISCARD: std::sync::OnceLock<Arc<dyn Notify>> = std::sync::OnceLock::new();
         Self {
             server,
@@ -135,10 +138,10 @@ impl Connection {
         }
     }
 
-    /// A connection already in the modern era, over a shared task store: what
-    /// [`crate::stateless`] serves one request with.
-    pub(crate) fn modern_over(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {
-        Self::with_tasks(server, tasks, State::Modern)
+    /// A connection already in the modern era: what [`crate::stateless`] serves one request
+    /// with.
+    pub(crate) fn modern_server(server: Arc<Server>) -> Self {
+        Self::in_state(server, State::Modern)
     }
 
     /// Sets who sends the requests read from now on, as the transport's authorization
@@ -205,7 +208,14 @@ impl Connection {
     /// waits for is stopped, since it ends with the connection, so that the requests still to
     /// answer get its running slots.
     pub fn handle_eof(&mut self, out: &mut BytesMut) {
-        self.jobs.end_background(out);
+        // NB. The store outlives the connection: a task whose work stops here fails, rather
+        // than stay `working` with nothing to end it.
+        for task in self.jobs.end_background(out) {
+            self.fail_task(
+                task,
+                "The task's work stopped before it ended: its connection closed",
+            );
+        }
         // No answer to the server's input requests can come any more.
         self.end_rounds(out);
         // Nor can a listener be told anything: each is ended, and answered.
@@ -271,6 +281,18 @@ impl Connection {
         let Some(entry) = self.jobs.finish(job) else {
             return;
         };
+        let end = match end {
+            JobEnd::Finished(Done(DoneKind::Tool(r))) => ToolEnd::Finished(r),
+            JobEnd::Panicked => ToolEnd::Panicked,
+            // The store answered: the rest of the request runs now.
+            JobEnd::Finished(Done(DoneKind::Then(then))) => {
+                then(self, out);
+                return;
+            }
+            // NB. The task ended elsewhere (cancelled through another connection): its work
+            // stopped, and its end is the store's already.
+            JobEnd::Finished(Done(DoneKind::Ended)) => return,
+        };
         match entry.kind {
             Kind::Call { shape, resume } => {
                 let Some(id) = entry.request else { return };
@@ -281,7 +303,7 @@ impl Connection {
                     &mut *out
                 };
                 match end {
-                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
                         self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
                     }
                     end => {
@@ -299,34 +321,36 @@ impl Connection {
                 resume,
             } => {
                 let end = match end {
-                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
                         match self.park_later(task.clone(), shape, legacy, *resume, e) {
-                            Some(e) => JobEnd::Finished(Err(e)),
-                            None => {
-                                // NB. Parking fails the task when nothing can be asked.
-                                if let Some(t) = self.tasks.get(&task, self.now_ms) {
-                                    self.answer_waiters(&t, out);
-                                }
-                                return;
-                            }
+                            Some(e) => ToolEnd::Finished(Err(e)),
+                            // NB. Parked (or failed, when nothing can be asked): the store
+                            // has the task's state, and whoever waits hears of its end.
+                            None => return,
                         }
                     }
                     end => end,
                 };
                 let ended = match end {
-                    JobEnd::Finished(Ok(r)) => Ended::Result(stored(shape, &r)),
-                    JobEnd::Finished(Err(e)) => Ended::Error(e),
-                    JobEnd::Panicked => Ended::Error(RpcError::internal()),
+                    ToolEnd::Finished(Ok(r)) => Ended::Result(stored(shape, &r)),
+                    ToolEnd::Finished(Err(e)) => Ended::Error(e),
+                    ToolEnd::Panicked => Ended::Error(RpcError::internal()),
                 };
                 let status = status_of(&ended, legacy);
-                if let Some((t, changed)) =
-                    self.tasks.advance(&task, self.now_ms, status, Some(ended))
-                {
-                    if legacy && changed {
-                        wire::write_status_notification(out, &t);
-                    }
-                    self.answer_waiters(&t, out);
-                }
+                let advance = self.tasks.advance(&task, self.now_ms, status, Some(ended));
+                self.after(
+                    tasks_wire::Waiting::background(),
+                    advance,
+                    move |c, moved, out| {
+                        if let Ok(Some((t, changed))) = moved {
+                            if legacy && changed {
+                                wire::write_status_notification(out, &t);
+                            }
+                            c.answer_waiters(&t, out);
+                        }
+                    },
+                    out,
+                );
             }
             Kind::Surface { shape, uri, resume } => {
                 let Some(id) = entry.request else { return };
@@ -337,7 +361,7 @@ impl Connection {
                     &mut *out
                 };
                 match end {
-                    JobEnd::Finished(Err(e)) if e.input.is_some() => {
+                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
                         self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
                     }
                     end => {
@@ -354,7 +378,13 @@ impl Connection {
                     self.write_listen_end(out, id.as_id());
                 }
             }
-            Kind::Wait { .. } | Kind::Input => {}
+            // A wait for the store whose future panicked: its request gets `-32603`.
+            Kind::Store | Kind::Wait { .. } => {
+                if let Some(id) = entry.request {
+                    wire::write_internal_error(out, id.as_id());
+                }
+            }
+            Kind::Input => {}
         }
     }
 
@@ -592,19 +622,6 @@ impl Connection {
         match e.input.take() {
             Some(asked) => self.ask(id, msg, shape, inputs, *asked, slot, out),
             None => wire::write_rpc_error(out, id, &e),
-        }
-    }
-
-    /// Answers the `tasks/result` requests waiting for task `t`, which is terminal.
-    fn answer_waiters(&mut self, t: &crate::tasks::Task, out: &mut BytesMut) {
-        if !t.status.is_terminal() {
-            return;
-        }
-        for w in self.jobs.take_waiters(&t.id) {
-            let Some(request) = &w.request else { continue };
-            let mut line = BytesMut::new();
-            wire::write_task_result(&mut line, &self.server, request.as_id(), t);
-            self.jobs.deliver(w.slot, Some(&line), out);
         }
     }
 

@@ -13,12 +13,117 @@
 //! whatever is running (`decisions.md`, "Both eras": a cancel acts at once).
 
 use crate::ctx::{CancelSignal, JobId};
+use crate::store::StoreFuture;
+use crate::tasks::Task;
 use crate::tools::ToolFuture;
 use crate::wire::Shape;
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::{Id, IdBuf};
 use smallvec::SmallVec;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// What a connection does once a store has answered: the rest of a request.
+pub(crate) type Then = Box<dyn FnOnce(&mut crate::Connection, &mut BytesMut) + Send>;
+
+/// The work of a job, as the driver runs it: a future to poll to its end, whose output goes
+/// back to the connection ([`JobEnd::Finished`]). Whatever it is (a tool's work, a task's,
+/// a wait for a store), the driver treats it alike.
+pub struct Work(WorkKind);
+
+enum WorkKind {
+    /// A tool's (or a prompt's, or a resource's) work.
+    Tool(ToolFuture),
+    /// A task's work, which stops when its task ends elsewhere (cancelled by another
+    /// connection or process): `ended` resolves first.
+    Task {
+        work: ToolFuture,
+        ended: Option<StoreFuture<Option<Task>>>,
+    },
+    /// A store's answer, and the rest of the request.
+    Store(Pin<Box<dyn Future<Output = Then> + Send>>),
+}
+
+impl Work {
+    pub(crate) fn tool(work: ToolFuture) -> Self {
+        Self(WorkKind::Tool(work))
+    }
+
+    pub(crate) fn task(work: ToolFuture, ended: StoreFuture<Option<Task>>) -> Self {
+        Self(WorkKind::Task {
+            work,
+            ended: Some(ended),
+        })
+    }
+
+    pub(crate) fn store(wait: Pin<Box<dyn Future<Output = Then> + Send>>) -> Self {
+        Self(WorkKind::Store(wait))
+    }
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.0 {
+            WorkKind::Tool(_) => "tool",
+            WorkKind::Task { .. } => "task",
+            WorkKind::Store(_) => "store",
+        };
+        f.debug_tuple("Work").field(&kind).finish()
+    }
+}
+
+impl Future for Work {
+    type Output = Done;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Done> {
+        match &mut self.get_mut().0 {
+            WorkKind::Tool(work) => work.as_mut().poll(cx).map(|r| Done(DoneKind::Tool(r))),
+            WorkKind::Task { work, ended } => {
+                if let Some(e) = ended {
+                    match e.as_mut().poll(cx) {
+                        Poll::Ready(Ok(_)) => return Poll::Ready(Done(DoneKind::Ended)),
+                        // NB. A store that cannot say whether the task ended elsewhere does
+                        // not stop its work: the work goes on to its own end.
+                        Poll::Ready(Err(_)) => *ended = None,
+                        Poll::Pending => {}
+                    }
+                }
+                work.as_mut().poll(cx).map(|r| Done(DoneKind::Tool(r)))
+            }
+            WorkKind::Store(wait) => wait.as_mut().poll(cx).map(|t| Done(DoneKind::Then(t))),
+        }
+    }
+}
+
+/// What a job's work gave, handed back to the connection in [`JobEnd::Finished`].
+pub struct Done(pub(crate) DoneKind);
+
+pub(crate) enum DoneKind {
+    /// A tool's result or error.
+    Tool(Result<crate::tools::ToolResult, crate::json::RpcError>),
+    /// A task's work stopped because its task ended elsewhere.
+    Ended,
+    /// A store answered: the rest of the request.
+    Then(Then),
+}
+
+impl std::fmt::Debug for Done {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            DoneKind::Tool(r) => f.debug_tuple("Done").field(r).finish(),
+            DoneKind::Ended => f.write_str("Done(Ended)"),
+            DoneKind::Then(_) => f.write_str("Done(Then)"),
+        }
+    }
+}
+
+impl From<Result<crate::tools::ToolResult, crate::json::RpcError>> for Done {
+    fn from(r: Result<crate::tools::ToolResult, crate::json::RpcError>) -> Self {
+        Self(DoneKind::Tool(r))
+    }
+}
 
 /// What the driver must do for the connection's asynchronous work.
 pub enum Action {
@@ -29,7 +134,7 @@ pub enum Action {
         /// The job.
         job: JobId,
         /// Its work.
-        work: ToolFuture,
+        work: Work,
     },
     /// Stop job `job` (drop its future). Whatever it would still produce is dropped by the
     /// connection, so reporting its end is optional.
@@ -52,8 +157,17 @@ impl std::fmt::Debug for Action {
 #[derive(Debug)]
 pub enum JobEnd {
     /// The future's output.
-    Finished(Result<crate::tools::ToolResult, crate::json::RpcError>),
+    Finished(Done),
     /// The future panicked: the request gets `-32603` without internals.
+    Panicked,
+}
+
+/// How a tool's (or a prompt's, or a resource's) work ended, for the connection.
+#[derive(Debug)]
+pub(crate) enum ToolEnd {
+    /// The future's output.
+    Finished(Result<crate::tools::ToolResult, crate::json::RpcError>),
+    /// The future panicked.
     Panicked,
 }
 
@@ -69,8 +183,10 @@ pub(crate) enum Kind {
         legacy: bool,
         resume: Box<Resume>,
     },
-    /// A `tasks/result` waiting for task `task` to end: no work runs.
+    /// A `tasks/result` waiting for task `task` to end: its work is the wait.
     Wait { task: String },
+    /// A request waiting for the task store's answer: its work is the wait.
+    Store,
     /// A request of a handshake session waiting for the client's answers to the server's
     /// input requests: no work runs ([`crate::input`]).
     Input,
@@ -147,7 +263,7 @@ pub(crate) struct Jobs {
     next: u64,
     entries: HashMap<JobId, Entry>,
     /// The queued jobs' work, in arrival order.
-    queue: VecDeque<(JobId, ToolFuture, usize)>,
+    queue: VecDeque<(JobId, Work, usize)>,
     /// The jobs of each request id in flight (more than one when a client reuses an id).
     by_request: HashMap<IdBuf, SmallVec<[JobId; 1]>>,
     /// The job running each task's work.
@@ -221,7 +337,8 @@ impl Jobs {
                 self.by_task.insert(task.clone(), job);
             }
             Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
-            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } | Kind::Store => {
+            }
         }
         if let Some((batch, _)) = entry.slot
             && let Some(b) = self.batches.get_mut(&batch)
@@ -232,7 +349,7 @@ impl Jobs {
     }
 
     /// Registers job `job` with its work: it runs at once if there is room, else it is queued.
-    pub(crate) fn start(&mut self, job: JobId, new: NewJob, work: ToolFuture) {
+    pub(crate) fn start(&mut self, job: JobId, new: NewJob, work: Work) {
         let NewJob {
             request,
             slot,
@@ -257,19 +374,11 @@ impl Jobs {
         self.schedule();
     }
 
-    /// Registers a `tasks/result` waiting for `task` to end; `cost` is the size of its
-    /// request, held against the byte bound until it is answered.
-    pub(crate) fn wait(&mut self, request: IdBuf, slot: Slot, task: String, cost: usize) {
-        self.hold_entry(request, slot, Kind::Wait { task }, cost);
-    }
-
-    /// Registers a request waiting for the client's answers (no work runs); `cost` as for
-    /// [`Jobs::wait`]. A cancel of the request removes it ([`Jobs::holds`] turns false).
+    /// Registers a request waiting for the client's answers (no work runs); `cost` is the
+    /// size of its request, held against the byte bound until it is answered. A cancel of
+    /// the request removes it ([`Jobs::holds`] turns false).
     pub(crate) fn hold(&mut self, request: IdBuf, cost: usize) -> JobId {
-        self.hold_entry(request, None, Kind::Input, cost)
-    }
-
-    fn hold_entry(&mut self, request: IdBuf, slot: Slot, kind: Kind, cost: usize) -> JobId {
+        let (slot, kind) = (None, Kind::Input);
         let job = self.reserve();
         let held = cost + QUEUED_COST;
         self.held_bytes += held;
@@ -381,7 +490,8 @@ impl Jobs {
                     }
                 }
             }
-            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } => {}
+            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } | Kind::Store => {
+            }
         }
         Some(entry)
     }
@@ -395,7 +505,7 @@ impl Jobs {
         };
         if entry.running {
             self.actions.push_back(Action::Abort(job));
-        } else if !matches!(entry.kind, Kind::Wait { .. } | Kind::Input) {
+        } else if !matches!(entry.kind, Kind::Input) {
             // NB. The queue is compacted once half of it is dead, so a flood of calls and
             // cancels costs amortised constant time and the byte count stays true.
             self.dead += 1;
@@ -435,10 +545,11 @@ impl Jobs {
         }
     }
 
-    /// Takes the `tasks/result` requests waiting for `task`.
+    /// Takes the `tasks/result` requests of this connection waiting for `task` out of the
+    /// book (their waits are aborted): the caller answers them.
     pub(crate) fn take_waiters(&mut self, task: &str) -> Vec<Entry> {
         let jobs = self.waits.get(task).cloned().unwrap_or_default();
-        jobs.into_iter().filter_map(|j| self.remove(j)).collect()
+        jobs.into_iter().filter_map(|j| self.end(j)).collect()
     }
 
     /// Opens a batch whose elements will take `n` slots.
@@ -537,20 +648,21 @@ impl Jobs {
         self.queued_bytes + self.held_bytes
     }
 
-    /// Stops the tasks' background work that no `tasks/result` waits for: at end of input it
-    /// ends with the connection anyway, and its running slots go to the requests still to
-    /// answer.
-    pub(crate) fn end_background(&mut self, out: &mut BytesMut) {
-        let idle: Vec<JobId> = self
+    /// Stops the tasks' background work that no `tasks/result` of this connection waits
+    /// for: at end of input it ends with the connection anyway, and its running slots go to
+    /// the requests still to answer. Returns the tasks whose work it stopped.
+    pub(crate) fn end_background(&mut self, out: &mut BytesMut) -> Vec<String> {
+        let idle: Vec<(String, JobId)> = self
             .by_task
             .iter()
             .filter(|(task, _)| !self.waits.contains_key(*task))
-            .map(|(_, job)| *job)
+            .map(|(task, job)| (task.clone(), *job))
             .collect();
-        for job in idle {
-            self.stop(job, out);
+        for (_, job) in &idle {
+            self.stop(*job, out);
         }
         self.schedule();
+        idle.into_iter().map(|(task, _)| task).collect()
     }
 }
 
@@ -579,7 +691,7 @@ mod tests {
             signal: None,
             cost: 100,
         };
-        jobs.start(job, new, work());
+        jobs.start(job, new, Work::tool(work()));
         job
     }
 

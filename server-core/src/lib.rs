@@ -14,6 +14,9 @@
 //!   eras (server-to-client requests on handshake sessions, MRTR in 2026-07-28).
 //! - [`stateless`]: one modern request in, its notifications and answer out, with no
 //!   connection (what streamable HTTP serves each modern POST with).
+//! - [`store`]: the seam for the state that outlives a request: the process's task store
+//!   ([`store::TaskStore`], in memory by default), whose answers the core waits for without
+//!   blocking.
 //! - [`demo`]: the tools `janus serve` ships (`echo`, `add`, `fail`, `sleep`).
 //! - `serve` (feature `tokio`): the driver over stdio, TCP or any byte stream, with
 //!   pipelining, cancellation and backpressure.
@@ -55,6 +58,7 @@ pub mod prompts;
 pub mod resources;
 pub mod server;
 pub mod stateless;
+pub mod store;
 pub mod tasks;
 pub mod tools;
 #[cfg(feature = "serde")]
@@ -70,6 +74,6 @@ pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
 pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};
 pub use input::{InputRequest, InputRequired};
 pub use janus_codec as codec;
-pub use jobs::{Action, JobEnd};
+pub use jobs::{Action, Done, JobEnd, Work};
 pub use json::{Json, RpcError};
 pub use server::Server;

@@ -4,6 +4,7 @@
 use crate::complete::Complete;
 use crate::prompts::{Prompt, PromptSpec};
 use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, StaticResource, TemplateSpec};
+use crate::store::TaskStore;
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::wire::{self, Shape};
 use arc_swap::ArcSwap;
@@ -141,6 +142,8 @@ pub struct Server {
     pub(crate) lists: lists::Lists,
     /// Who sees what, when the lists depend on the caller.
     pub(crate) visible: Option<Box<Visibility>>,
+    /// The process's task store, shared by every connection that serves this server.
+    pub(crate) tasks: Arc<dyn TaskStore>,
 }
 
 /// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
@@ -293,9 +296,21 @@ pub struct ServerBuilder {
     surface: Surface,
     input: InputConfig,
     visible: Option<Box<Visibility>>,
+    tasks: Option<Arc<dyn TaskStore>>,
 }
 
 impl ServerBuilder {
+    /// The task store of the process (`decisions.md`, "Storage"): every connection that
+    /// serves the server (stdio, TCP, HTTP sessions and stateless POSTs) keeps its tasks
+    /// there. A [`MemoryTaskStore`](crate::store::MemoryTaskStore) of its own by default; a
+    /// store that replicas share lets a task made through one be read, awaited and
+    /// cancelled through another.
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
     /// Adds a prompt. A later prompt with the same name replaces the earlier one.
     #[must_use]
     pub fn prompt(mut self, spec: PromptSpec, handler: impl Prompt) -> Self {
@@ -565,6 +580,9 @@ impl ServerBuilder {
             input: self.input,
             lists: lists::Lists::default(),
             visible: self.visible,
+            tasks: self
+                .tasks
+                .unwrap_or_else(|| Arc::new(crate::store::MemoryTaskStore::new())),
         }))
     }
 }
@@ -599,7 +617,14 @@ impl Server {
             surface: Surface::default(),
             input: InputConfig::default(),
             visible: None,
+            tasks: None,
         }
+    }
+
+    /// The process's task store ([`ServerBuilder::task_store`]).
+    #[must_use]
+    pub fn task_store(&self) -> &Arc<dyn TaskStore> {
+        &self.tasks
     }
 
     /// The server's `Implementation` object, as JSON text.

@@ -2,8 +2,8 @@
 //! notifications and its answer out. Streamable HTTP serves every modern POST this way.
 //!
 //! A 2026-07-28 request carries everything it needs (its version, the client's capabilities)
-//! in its envelope, so nothing is kept between requests but the task store, which is shared
-//! ([`Stateless::with_tasks`]: the seam where a store for several replicas fits).
+//! in its envelope, so nothing is kept between requests but the tasks, in the server's task
+//! store ([`crate::store`]: the seam where a store for several replicas fits).
 //!
 //! [`Stateless::handle`] answers at once when it can. Otherwise it hands back a [`Pending`]:
 //! the work to run, and the way to its answer ([`Pending::finish`]). Notifications of the
@@ -11,17 +11,15 @@
 //! request's stream; a transport that stops the request (its client closed the stream) just
 //! drops the work and the `Pending`.
 //!
-//! NB. A task's work runs as a background `Pending` held by whichever transport started it.
-//! `tasks/cancel` on another request marks the task cancelled in the shared store (the task's
-//! later end changes nothing), but it cannot reach that work: stopping it is the holder's
-//! part, for example by polling the store.
+//! A request may take more than one piece of work (a wait for a slow store, then the task it
+//! created): [`Pending::finish`] hands back the next one. A task's work runs as a background
+//! `Pending` held by whichever transport started it; a `tasks/cancel` through another request
+//! (or process) stops it, since its work ends when the store says its task ended.
 
 use crate::connection::Connection;
 use crate::ctx::{JobId, Notify};
-use crate::jobs::{Action, JobEnd};
+use crate::jobs::{Action, Done, JobEnd, Work};
 use crate::server::Server;
-use crate::tasks::TaskStore;
-use crate::tools::ToolFuture;
 use crate::wire;
 use bytes::BytesMut;
 use janus_codec::{INVALID_REQUEST, Parsed, Rejection};
@@ -31,14 +29,13 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct Stateless {
     server: Arc<Server>,
-    tasks: Arc<TaskStore>,
 }
 
 /// A request whose answer comes when its work ends.
 pub struct Pending {
     conn: Connection,
     job: JobId,
-    work: Option<ToolFuture>,
+    work: Option<Work>,
     background: bool,
 }
 
@@ -66,16 +63,28 @@ impl Pending {
     }
 
     /// The work to run (once).
-    pub fn take_work(&mut self) -> Option<ToolFuture> {
+    pub fn take_work(&mut self) -> Option<Work> {
         self.work.take()
     }
 
     /// The work ended: its answer goes to `out` (nothing for a task's work, whose end is
-    /// kept in the task store).
-    pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) {
+    /// kept in the task store). When the request needs more work (it waited for the store,
+    /// and now runs the task it created), that comes back, to run and finish in turn; a
+    /// background one once the request is answered.
+    #[must_use = "the request may need more work"]
+    pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) -> Option<Self> {
         self.conn.handle_done(self.job, end, out);
         self.work = None;
         self.background = false;
+        match self.conn.poll_action() {
+            Some(Action::Run { job, work }) => {
+                self.job = job;
+                self.work = Some(work);
+                self.background = self.conn.foreground() == 0;
+                Some(self)
+            }
+            Some(Action::Abort(_)) | None => None,
+        }
     }
 }
 
@@ -88,29 +97,23 @@ impl Drop for Pending {
                 janus_codec::INTERNAL_ERROR,
                 "The task's work stopped before it ended",
             );
-            self.conn
-                .handle_done(self.job, JobEnd::Finished(Err(e)), &mut BytesMut::new());
+            let end = JobEnd::Finished(Done::from(Err(e)));
+            self.conn.handle_done(self.job, end, &mut BytesMut::new());
         }
     }
 }
 
 impl Stateless {
-    /// Serves `server`'s tools, with a task store of its own.
+    /// Serves `server`'s tools, over its task store.
     #[must_use]
-    pub fn new(server: Arc<Server>) -> Self {
-        Self::with_tasks(server, Arc::default())
+    pub const fn new(server: Arc<Server>) -> Self {
+        Self { server }
     }
 
     /// The server it serves.
     #[must_use]
     pub const fn server(&self) -> &Arc<Server> {
         &self.server
-    }
-
-    /// Serves `server`'s tools over the task store `tasks`.
-    #[must_use]
-    pub const fn with_tasks(server: Arc<Server>, tasks: Arc<TaskStore>) -> Self {
-        Self { server, tasks }
     }
 
     /// Serves one message read from a request body, at time `now_ms`. The answer, when it is
@@ -149,7 +152,7 @@ impl Stateless {
             );
             return None;
         }
-        let mut conn = Connection::modern_over(Arc::clone(&self.server), Arc::clone(&self.tasks));
+        let mut conn = Connection::modern_server(Arc::clone(&self.server));
         conn.set_notify(Arc::clone(notify));
         conn.set_principal(principal);
         conn.handle_time(now_ms);

@@ -292,6 +292,93 @@ async fn a_client_that_closes_its_stream_cancels_the_request() {
     .expect("the work is dropped once the client closes its stream");
 }
 
+#[tokio::test]
+async fn a_task_cancelled_through_another_post_stops_its_work() {
+    static DROPPED: AtomicBool = AtomicBool::new(false);
+    struct Flag;
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            DROPPED.store(true, Ordering::SeqCst);
+        }
+    }
+    fn forever(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+        Ok(Box::pin(async move {
+            let _flag = Flag;
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            Ok(ToolResult::text("never"))
+        }))
+    }
+    let spec = ToolSpec::new("forever", "never ends", r#"{"type":"object"}"#)
+        .unwrap()
+        .task_support(janus_server_core::tools::TaskSupport::Optional);
+    let server = demo::builder().async_tool(spec, forever).build().unwrap();
+    let (addr, _stop) = start(server, HttpConfig::default()).await;
+    let env = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+    let post = |id: u64, method: &'static str, name: String, params: String| async move {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params},{env}}}}}"#
+        );
+        let h = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+            ("mcp-name", name.as_str()),
+        ];
+        request(addr, "POST", "/mcp", &h, &body).await
+    };
+    let r = post(
+        1,
+        "tools/call",
+        "forever".into(),
+        r#""name":"forever""#.into(),
+    )
+    .await;
+    assert_eq!(
+        r.json()["result"]["resultType"],
+        "task",
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    let task = r.json()["result"]["taskId"].as_str().unwrap().to_owned();
+    // Each POST is a request of its own: the work runs apart from any of them.
+    let r = post(
+        2,
+        "tasks/get",
+        task.clone(),
+        format!(r#""taskId":"{task}""#),
+    )
+    .await;
+    assert_eq!(
+        r.json()["result"]["status"],
+        "working",
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    assert!(!DROPPED.load(Ordering::SeqCst));
+    let r = post(
+        3,
+        "tasks/cancel",
+        task.clone(),
+        format!(r#""taskId":"{task}""#),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    timeout(Duration::from_secs(5), async {
+        while !DROPPED.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the cancel through another POST stops the task's work");
+    let r = post(
+        4,
+        "tasks/get",
+        task.clone(),
+        format!(r#""taskId":"{task}""#),
+    )
+    .await;
+    assert_eq!(r.json()["result"]["status"], "cancelled");
+}
+
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 #[tokio::test]

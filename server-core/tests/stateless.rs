@@ -63,7 +63,7 @@ async fn one_request_in_its_notifications_and_answer_out() {
     let first = parse_lines(&notes[0].1);
     assert_eq!(first[0]["params"]["progressToken"], "p");
     let mut out = BytesMut::new();
-    pending.finish(JobEnd::Finished(result), &mut out);
+    assert!(pending.finish(JobEnd::Finished(result), &mut out).is_none());
     let r = parse_lines(&out);
     assert_eq!(r[0]["id"], 2);
     assert_eq!(r[0]["result"]["content"][0]["text"], "slept 250 ms");
@@ -89,7 +89,7 @@ async fn tasks_live_in_the_shared_store_across_requests() {
     assert_eq!(parse_lines(&out)[0]["result"]["status"], "working");
     let result = pending.take_work().unwrap().await;
     let mut out = BytesMut::new();
-    pending.finish(JobEnd::Finished(result), &mut out);
+    assert!(pending.finish(JobEnd::Finished(result), &mut out).is_none());
     assert!(out.is_empty(), "a task's end answers nothing");
     let (out, _) = serve(&s, &get, &notify);
     let r = parse_lines(&out);

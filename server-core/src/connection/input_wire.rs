@@ -8,6 +8,7 @@
 //! is handled again with them. An error response, the end of the client's input or the
 //! timeout ends the round: a tool call gets a tool error, another request a JSON-RPC error.
 
+use super::tasks_wire::{Waiting, write_store_error};
 use super::{Connection, State};
 use crate::content::Content;
 use crate::ctx::JobId;
@@ -278,20 +279,30 @@ impl Connection {
             requests, state, ..
         } = asked;
         let (sendable, names) = declared(requests, caps);
-        let now = self.now_ms;
         let continuing = self.continuing.take();
         if sendable.is_empty() {
             match continuing {
                 Some(task) => {
+                    // NB. Nothing it asks can be sent: the task fails.
                     let e = RpcError::new(
                         MISSING_CLIENT_CAPABILITY,
                         "Missing required client capability",
                     );
-                    self.tasks.advance(
+                    let failed = self.tasks.advance(
                         &task,
-                        now,
+                        self.now_ms,
                         crate::tasks::Status::Failed,
                         Some(crate::tasks::Outcome::Error(e)),
+                    );
+                    self.after(
+                        Waiting::background(),
+                        failed,
+                        |c, failed, out| {
+                            if let Ok(Some((t, _))) = failed {
+                                c.answer_waiters(&t, out);
+                            }
+                        },
+                        out,
                     );
                 }
                 None => write_missing(out, id, &names),
@@ -303,21 +314,52 @@ impl Connection {
             state,
             frame: frame_of(id, msg),
         };
-        let task = match continuing {
-            Some(t) => t,
-            None => match self.tasks.create(now, None) {
-                Ok(t) => t.id,
-                Err(crate::tasks::StoreFull) => {
-                    super::tasks_wire::write_limit_reached(out, id);
-                    return;
-                }
-            },
-        };
-        if let Some(t) = self.tasks.park(&task, now, sendable, parked) {
-            encode::begin_result(out, id);
-            wire::write_created_task(out, &self.server, shape, &t);
-            encode::end_message(out);
+        let waiting = Waiting::request(id, msg);
+        let id = id.to_owned();
+        match continuing {
+            // NB. The call's own answer was the task: nothing of the parking is sent.
+            Some(task) => self.park_in(id, shape, task, sendable, parked, &mut BytesMut::new()),
+            None => {
+                let created = self.tasks.create(self.now_ms, None);
+                self.after(
+                    waiting,
+                    created,
+                    move |c, created, out| match created {
+                        Ok(t) => c.park_in(id, shape, t.id, sendable, parked, out),
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
+            }
         }
+    }
+
+    /// Parks task `task` with what it asks, and answers request `id` with it.
+    fn park_in(
+        &mut self,
+        id: IdBuf,
+        shape: Shape,
+        task: String,
+        sendable: Vec<(String, InputRequest)>,
+        parked: crate::tasks::Parked,
+        out: &mut BytesMut,
+    ) {
+        let parked = self.tasks.park(&task, self.now_ms, sendable, parked);
+        let waiting = Waiting::background();
+        self.after(
+            waiting,
+            parked,
+            move |c, parked, out| match parked {
+                Ok(Some(t)) => {
+                    encode::begin_result(out, id.as_id());
+                    wire::write_created_task(out, &c.server, shape, &t);
+                    encode::end_message(out);
+                }
+                Ok(None) => {}
+                Err(e) => write_store_error(out, id.as_id(), &e),
+            },
+            out,
+        );
     }
 
     /// `tasks/update` answered every request of a parked task: its call is handled again
@@ -338,13 +380,7 @@ impl Connection {
         self.replay = None;
         if self.continuing.take().is_some() {
             // The call failed before it reached its task (the tool is gone, say).
-            let e = RpcError::new(INTERNAL_ERROR, "The task's call could not be resumed");
-            self.tasks.advance(
-                &task,
-                self.now_ms,
-                crate::tasks::Status::Failed,
-                Some(crate::tasks::Outcome::Error(e)),
-            );
+            self.fail_task(task, "The task's call could not be resumed");
         }
     }
 

@@ -276,7 +276,7 @@ impl Connection {
             signal: None,
             cost: super::msg_cost(msg),
         };
-        self.jobs.start(job, new, work);
+        self.jobs.start(job, new, crate::jobs::Work::tool(work));
     }
 
     /// The answer that ends a listen: `{resultType: "complete"}`, tagged.

@@ -329,7 +329,7 @@ impl Connection {
                     signal: Some(signal),
                     cost: super::msg_cost(msg),
                 };
-                self.jobs.start(job, new, work);
+                self.jobs.start(job, new, crate::jobs::Work::tool(work));
             }
             Err(e) => self.refused(id, msg, shape, inputs, e, slot, out),
         }
@@ -691,10 +691,10 @@ impl Connection {
         id: Id<'_>,
         shape: Shape,
         uri: Option<&str>,
-        end: crate::jobs::JobEnd,
+        end: crate::jobs::ToolEnd,
     ) {
         match end {
-            crate::jobs::JobEnd::Finished(Ok(r)) => {
+            crate::jobs::ToolEnd::Finished(Ok(r)) => {
                 let body = r.structured.as_ref().map_or("{}", |j| j.as_str());
                 if let Some(u) = uri
                     && body == r#"{"contents":[]}"#
@@ -710,8 +710,8 @@ impl Connection {
                 wire::end_result(out, &self.server, shape, ResultType::Complete);
                 encode::end_message(out);
             }
-            crate::jobs::JobEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
-            crate::jobs::JobEnd::Panicked => wire::write_internal_error(out, id),
+            crate::jobs::ToolEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
+            crate::jobs::ToolEnd::Panicked => wire::write_internal_error(out, id),
         }
     }
 }

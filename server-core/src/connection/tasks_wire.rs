@@ -1,19 +1,26 @@
 //! Tasks on the wire: task-augmented `tools/call` and the `tasks/*` methods of both
-//! generations (`decisions.md`, "Tasks"). The store is [`crate::tasks`], the shapes
-//! [`crate::wire`], and a task's running work a job of the connection's book.
+//! generations (`decisions.md`, "Tasks"). The store is the server's ([`crate::store`]), the
+//! shapes [`crate::wire`], and a task's running work a job of the connection's book.
+//!
+//! Every store operation is a future the connection polls once where the request is handled
+//! ([`Connection::after`]): the in-memory store answers there, and a store that does not
+//! makes the rest of the request a job, so the connection never waits for it.
 
 use super::{Connection, TASKS_REQUIRED, TaskWork, declares_tasks, status_of};
-use crate::jobs::{Kind, NewJob, Slot};
-use crate::json::Json;
-use crate::tasks::{self, StoreFull};
+use crate::jobs::{Kind, NewJob, Slot, Then, Work};
+use crate::json::{Json, RpcError};
+use crate::store::{StoreError, StoreFuture};
+use crate::tasks::{self, Outcome, Status};
 use crate::tools::TaskSupport;
 use crate::wire::{self, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{
-    INVALID_PARAMS, Id, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Message, ProtocolVersion,
-    RawJson,
+    INTERNAL_ERROR, INVALID_PARAMS, Id, IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    Message, ProtocolVersion, RawJson,
 };
+
+use std::task::{Context, Poll, Waker};
 
 /// The code of an answer refused because a server resource is at its limit (the task store):
 /// the request may succeed later, once the client has let tasks end. Outside the ranges that
@@ -95,12 +102,115 @@ pub(super) fn task_mode(
     }
 }
 
+/// How a request waits for the task store when the store does not answer at once: as a
+/// job of the connection (so a cancel of the request drops the wait, and the driver finishes
+/// it at the end of input).
+pub(super) struct Waiting {
+    request: Option<IdBuf>,
+    kind: Kind,
+    cost: usize,
+}
+
+impl Waiting {
+    /// For request `id` (its answer comes from the store's).
+    pub(super) fn request(id: Id<'_>, msg: &Message<'_>) -> Self {
+        Self {
+            request: Some(id.to_owned()),
+            kind: Kind::Store,
+            cost: super::msg_cost(msg),
+        }
+    }
+
+    /// For no request: the store keeps what a job's end made of its task.
+    pub(super) const fn background() -> Self {
+        Self {
+            request: None,
+            kind: Kind::Store,
+            cost: 0,
+        }
+    }
+
+    /// For request `id` waiting for task `task` to end (`tasks/result`).
+    fn task_end(id: Id<'_>, msg: &Message<'_>, task: String) -> Self {
+        Self {
+            request: Some(id.to_owned()),
+            kind: Kind::Wait { task },
+            cost: super::msg_cost(msg),
+        }
+    }
+}
+
 impl Connection {
-    /// Runs a tool call as a task: creates it, runs its work as a background job (or takes
-    /// the outcome it already has), and answers with the task.
+    /// Runs `then` with the store's answer `answer`: at once when the store answers at once
+    /// (the in-memory store always does), else as a job, so the connection goes on serving
+    /// while the store works.
+    pub(super) fn after<T: Send + 'static>(
+        &mut self,
+        waiting: Waiting,
+        mut answer: StoreFuture<T>,
+        then: impl FnOnce(&mut Self, Result<T, StoreError>, &mut BytesMut) + Send + 'static,
+        out: &mut BytesMut,
+    ) {
+        let mut cx = Context::from_waker(Waker::noop());
+        match answer.as_mut().poll(&mut cx) {
+            Poll::Ready(v) => then(self, v, out),
+            Poll::Pending => {
+                let wait = async move {
+                    let v = answer.await;
+                    Box::new(move |c: &mut Self, out: &mut BytesMut| then(c, v, out)) as Then
+                };
+                let job = self.jobs.reserve();
+                let new = NewJob {
+                    request: waiting.request,
+                    slot: None,
+                    kind: waiting.kind,
+                    signal: None,
+                    cost: waiting.cost,
+                };
+                self.jobs.start(job, new, Work::store(Box::pin(wait)));
+            }
+        }
+    }
+
+    /// Answers this connection's `tasks/result` requests waiting for task `t`, once it is
+    /// terminal, at once (those of other connections hear of it through the store).
+    pub(super) fn answer_waiters(&mut self, t: &tasks::Task, out: &mut BytesMut) {
+        if !t.status.is_terminal() {
+            return;
+        }
+        for w in self.jobs.take_waiters(&t.id) {
+            let Some(request) = &w.request else { continue };
+            let mut line = BytesMut::new();
+            wire::write_task_result(&mut line, &self.server, request.as_id(), t);
+            self.jobs.deliver(w.slot, Some(&line), out);
+        }
+    }
+
+    /// Fails task `task` with `-32603` and `message` (its work stopped, or could not start).
+    pub(super) fn fail_task(&mut self, task: String, message: &str) {
+        let e = RpcError::new(INTERNAL_ERROR, message.to_owned());
+        let failed =
+            self.tasks
+                .advance(&task, self.now_ms, Status::Failed, Some(Outcome::Error(e)));
+        self.after(
+            Waiting::background(),
+            failed,
+            |c, failed, out| {
+                if let Ok(Some((t, _))) = failed {
+                    c.answer_waiters(&t, out);
+                }
+            },
+            &mut BytesMut::new(),
+        );
+    }
+
+    /// Runs a tool call as a task: creates it (or, for a parked task's call handled again,
+    /// takes it), runs its work as a background job (or keeps the outcome it already has),
+    /// and answers with the task.
     pub(super) fn task_call(
         &mut self,
         id: Id<'_>,
+        msg: &Message<'_>,
         shape: Shape,
         mode: TaskMode,
         work: TaskWork,
@@ -111,19 +221,63 @@ impl Connection {
             TaskMode::Legacy { ttl } => ttl,
             TaskMode::Modern => None,
         };
-        let now = self.now_ms;
-        // NB. A parked task's call handled again runs as that same task.
-        let existing = self.continuing.take().and_then(|t| self.tasks.get(&t, now));
-        let task = match existing {
-            Some(t) => t,
-            None => match self.tasks.create(now, ttl) {
-                Ok(t) => t,
-                Err(StoreFull) => {
-                    write_limit_reached(out, id);
-                    return;
-                }
-            },
+        let waiting = Waiting::request(id, msg);
+        let id = id.to_owned();
+        // NB. A parked task's call handled again runs as that same task, and is not
+        // answered again: its answer was the task.
+        match self.continuing.take() {
+            Some(task) => {
+                let got = self.tasks.get(&task, self.now_ms);
+                self.after(
+                    waiting,
+                    got,
+                    move |c, got, _| {
+                        if let Ok(Some(t)) = got {
+                            c.run_task(&id, shape, legacy, t, work, &mut BytesMut::new());
+                        }
+                    },
+                    out,
+                );
+            }
+            None => self.create_task(id, shape, legacy, ttl, work, out),
+        }
+    }
+
+    fn create_task(
+        &mut self,
+        id: IdBuf,
+        shape: Shape,
+        legacy: bool,
+        ttl: Option<u64>,
+        work: TaskWork,
+        out: &mut BytesMut,
+    ) {
+        let created = self.tasks.create(self.now_ms, ttl);
+        let waiting = Waiting {
+            request: Some(id.clone()),
+            kind: Kind::Store,
+            cost: 0,
         };
+        self.after(
+            waiting,
+            created,
+            move |c, created, out| match created {
+                Ok(t) => c.run_task(&id, shape, legacy, t, work, out),
+                Err(e) => write_store_error(out, id.as_id(), &e),
+            },
+            out,
+        );
+    }
+
+    fn run_task(
+        &mut self,
+        id: &IdBuf,
+        shape: Shape,
+        legacy: bool,
+        task: tasks::Task,
+        work: TaskWork,
+        out: &mut BytesMut,
+    ) {
         match work {
             TaskWork::Job {
                 job,
@@ -144,17 +298,38 @@ impl Connection {
                     signal: Some(signal),
                     cost,
                 };
-                self.jobs.start(job, new, work);
+                // NB. The work stops when its task ends anywhere (a cancel through another
+                // connection or process).
+                let ended = self.tasks.ended(&task.id);
+                self.jobs.start(job, new, Work::task(work, ended));
+                write_created(out, &self.server, id.as_id(), shape, &task);
             }
             TaskWork::Ended(ended) => {
                 let status = status_of(&ended, legacy);
-                self.tasks.advance(&task.id, now, status, Some(ended));
+                let moved = self
+                    .tasks
+                    .advance(&task.id, self.now_ms, status, Some(ended));
+                let id = id.clone();
+                let waiting = Waiting {
+                    request: Some(id.clone()),
+                    kind: Kind::Store,
+                    cost: 0,
+                };
+                self.after(
+                    waiting,
+                    moved,
+                    move |c, moved, out| match moved {
+                        Ok(Some((t, _))) => {
+                            c.answer_waiters(&t, out);
+                            write_created(out, &c.server, id.as_id(), shape, &t);
+                        }
+                        Ok(None) => write_created(out, &c.server, id.as_id(), shape, &task),
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
             }
         }
-        let current = self.tasks.get(&task.id, now).unwrap_or(task);
-        encode::begin_result(out, id);
-        wire::write_created_task(out, &self.server, shape, &current);
-        encode::end_message(out);
     }
 
     /// `tasks/*` on a 2025-11-25 session.
@@ -163,9 +338,10 @@ impl Connection {
         id: Id<'_>,
         msg: &Message<'_>,
         out: &mut BytesMut,
-        slot: Slot,
+        _slot: Slot,
     ) {
         let now = self.now_ms;
+        let waiting = Waiting::request(id, msg);
         if msg.method() == "tasks/list" {
             let cursor = match msg.param("cursor").filter(|c| !c.is_null()) {
                 None => 0,
@@ -177,58 +353,90 @@ impl Connection {
                     }
                 },
             };
-            let (page, next) = self.tasks.list(now, cursor);
-            encode::begin_result(out, id);
-            out.extend_from_slice(br#"{"tasks":["#);
-            for (i, t) in page.iter().enumerate() {
-                if i > 0 {
-                    out.put_u8(b',');
-                }
-                wire::write_legacy_task(out, t);
-            }
-            out.put_u8(b']');
-            if let Some(n) = next {
-                out.extend_from_slice(br#","nextCursor":"#);
-                encode::write_str(out, &format!("tasks-{n}"));
-            }
-            out.put_u8(b'}');
-            encode::end_message(out);
+            let listed = self.tasks.list(now, cursor);
+            let id = id.to_owned();
+            self.after(
+                waiting,
+                listed,
+                move |_, listed, out| match listed {
+                    Ok((page, next)) => write_task_page(out, id.as_id(), &page, next),
+                    Err(e) => write_store_error(out, id.as_id(), &e),
+                },
+                out,
+            );
             return;
         }
         let Some(task_id) = task_id(msg, out, id) else {
             return;
         };
         match msg.method() {
-            "tasks/get" => match self.tasks.get(&task_id, now) {
-                Some(t) => {
-                    encode::begin_result(out, id);
-                    wire::write_legacy_task(out, &t);
-                    encode::end_message(out);
-                }
-                None => unknown_task(out, id, &task_id),
-            },
-            "tasks/cancel" => match self.cancel_task(&task_id) {
-                Some((t, changed)) => {
-                    encode::begin_result(out, id);
-                    wire::write_legacy_task(out, &t);
-                    encode::end_message(out);
-                    if changed {
-                        wire::write_status_notification(self.notes.get_mut(), &t);
+            "tasks/get" => {
+                let got = self.tasks.get(&task_id, now);
+                let id = id.to_owned();
+                self.after(
+                    waiting,
+                    got,
+                    move |_, got, out| match got {
+                        Ok(Some(t)) => {
+                            encode::begin_result(out, id.as_id());
+                            wire::write_legacy_task(out, &t);
+                            encode::end_message(out);
+                        }
+                        Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
+            }
+            "tasks/cancel" => {
+                let id = id.to_owned();
+                self.cancel_task(waiting, task_id.clone(), out, move |_, t, out| match t {
+                    Ok(Some((t, changed))) => {
+                        if changed {
+                            wire::write_status_notification(out, &t);
+                        }
+                        encode::begin_result(out, id.as_id());
+                        wire::write_legacy_task(out, &t);
+                        encode::end_message(out);
                     }
-                }
-                None => unknown_task(out, id, &task_id),
-            },
-            "tasks/result" => match self.tasks.get(&task_id, now) {
-                None => unknown_task(out, id, &task_id),
-                Some(t) if t.status.is_terminal() => {
-                    wire::write_task_result(out, &self.server, id, &t);
-                }
-                // NB. tasks/result waits until the task is terminal.
-                Some(_) => {
-                    let cost = super::msg_cost(msg);
-                    self.jobs.wait(id.to_owned(), slot, task_id, cost);
-                }
-            },
+                    Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                    Err(e) => write_store_error(out, id.as_id(), &e),
+                });
+            }
+            "tasks/result" => {
+                let got = self.tasks.get(&task_id, now);
+                let wait = Waiting::task_end(id, msg, task_id.clone());
+                let id = id.to_owned();
+                self.after(
+                    waiting,
+                    got,
+                    move |c, got, out| match got {
+                        Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                        Ok(Some(t)) if t.status.is_terminal() => {
+                            wire::write_task_result(out, &c.server, id.as_id(), &t);
+                        }
+                        // NB. tasks/result waits until the task is terminal, wherever it
+                        // ends.
+                        Ok(Some(_)) => {
+                            let ended = c.tasks.ended(&task_id);
+                            c.after(
+                                wait,
+                                ended,
+                                move |c, ended, out| match ended {
+                                    Ok(Some(t)) => {
+                                        wire::write_task_result(out, &c.server, id.as_id(), &t);
+                                    }
+                                    Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                                    Err(e) => write_store_error(out, id.as_id(), &e),
+                                },
+                                out,
+                            );
+                        }
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
+            }
             _ => wire::write_method_not_found(out, id, msg.method()),
         }
     }
@@ -246,54 +454,150 @@ impl Connection {
         let Some(task_id) = task_id(msg, out, id) else {
             return;
         };
-        let found = match msg.method() {
-            "tasks/cancel" => self.cancel_task(&task_id).map(|(t, _)| t),
+        let waiting = Waiting::request(id, msg);
+        let id = id.to_owned();
+        match msg.method() {
+            "tasks/cancel" => {
+                self.cancel_task(waiting, task_id.clone(), out, move |c, t, out| match t {
+                    Ok(Some(_)) => write_ack(out, &c.server, id.as_id(), shape),
+                    Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                    Err(e) => write_store_error(out, id.as_id(), &e),
+                });
+            }
             "tasks/update" => {
                 let responses = match update_responses(msg) {
                     Ok(r) => r,
                     Err(m) => {
-                        encode::write_error(out, Some(id), janus_codec::INVALID_PARAMS, m, None);
+                        encode::write_error(out, Some(id.as_id()), INVALID_PARAMS, m, None);
                         return;
                     }
                 };
-                match self.tasks.answer(&task_id, now, responses) {
-                    None => None,
-                    Some(ready) => {
-                        if let Some(parked) = ready {
-                            self.resume_task(task_id.clone(), parked);
+                let answered = self.tasks.answer(&task_id, now, responses);
+                self.after(
+                    waiting,
+                    answered,
+                    move |c, answered, out| match answered {
+                        Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                        Ok(Some(ready)) => {
+                            if let Some(parked) = ready {
+                                c.resume_task(task_id, parked);
+                            }
+                            // tasks/update answers an empty acknowledgement.
+                            write_ack(out, &c.server, id.as_id(), shape);
                         }
-                        self.tasks.get(&task_id, now)
-                    }
-                }
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
             }
-            _ => self.tasks.get(&task_id, now),
-        };
-        let Some(t) = found else {
-            unknown_task(out, id, &task_id);
-            return;
-        };
-        encode::begin_result(out, id);
-        if msg.method() == "tasks/get" {
-            wire::write_modern_task_status(out, &self.server, shape, &t);
-        } else {
-            // tasks/update and tasks/cancel answer an empty acknowledgement.
-            wire::write_ack(out, &self.server, shape);
+            _ => {
+                let got = self.tasks.get(&task_id, now);
+                self.after(
+                    waiting,
+                    got,
+                    move |c, got, out| match got {
+                        Ok(Some(t)) => {
+                            encode::begin_result(out, id.as_id());
+                            wire::write_modern_task_status(out, &c.server, shape, &t);
+                            encode::end_message(out);
+                        }
+                        Ok(None) => unknown_task(out, id.as_id(), &task_id),
+                        Err(e) => write_store_error(out, id.as_id(), &e),
+                    },
+                    out,
+                );
+            }
         }
-        encode::end_message(out);
     }
 
-    /// Cancels task `task_id`: its work stops, and the `tasks/result` requests waiting for
-    /// it are answered (into the notes, ahead of the request's own answer). Returns the task
-    /// and whether it changed; `None` for an unknown task.
-    fn cancel_task(&mut self, task_id: &str) -> Option<(tasks::Task, bool)> {
-        let (t, changed) = self.tasks.cancel(task_id, self.now_ms)?;
-        if changed {
-            let mut lines = std::mem::take(self.notes.get_mut());
-            self.jobs.cancel_task_work(task_id, &mut lines);
-            self.answer_waiters(&t, &mut lines);
-            *self.notes.get_mut() = lines;
+    /// Cancels task `task_id`, then `then` with the task as it is now and whether it changed
+    /// (`None` for an unknown task). Its work stops: at once when it runs on this connection,
+    /// else where it runs, once that connection's store wait hears of the end.
+    fn cancel_task(
+        &mut self,
+        waiting: Waiting,
+        task_id: String,
+        out: &mut BytesMut,
+        then: impl FnOnce(&mut Self, Result<Option<(tasks::Task, bool)>, StoreError>, &mut BytesMut)
+        + Send
+        + 'static,
+    ) {
+        let cancelled = self.tasks.cancel(&task_id, self.now_ms);
+        self.after(
+            waiting,
+            cancelled,
+            move |c, cancelled, out| {
+                if let Ok(Some((t, true))) = &cancelled {
+                    c.jobs.cancel_task_work(&task_id, out);
+                    c.answer_waiters(t, out);
+                }
+                then(c, cancelled, out);
+            },
+            out,
+        );
+    }
+}
+
+/// The answer of a task-augmented call: the task, as it is.
+fn write_created(
+    out: &mut BytesMut,
+    server: &crate::Server,
+    id: Id<'_>,
+    shape: Shape,
+    t: &tasks::Task,
+) {
+    encode::begin_result(out, id);
+    wire::write_created_task(out, server, shape, t);
+    encode::end_message(out);
+}
+
+/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
+fn write_ack(out: &mut BytesMut, server: &crate::Server, id: Id<'_>, shape: Shape) {
+    encode::begin_result(out, id);
+    wire::write_ack(out, server, shape);
+    encode::end_message(out);
+}
+
+/// A page of `tasks/list` (2025-11-25).
+fn write_task_page(out: &mut BytesMut, id: Id<'_>, page: &[tasks::Task], next: Option<usize>) {
+    encode::begin_result(out, id);
+    out.extend_from_slice(br#"{"tasks":["#);
+    for (i, t) in page.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
         }
-        Some((t, changed))
+        wire::write_legacy_task(out, t);
+    }
+    out.put_u8(b']');
+    if let Some(n) = next {
+        out.extend_from_slice(br#","nextCursor":"#);
+        encode::write_str(out, &format!("tasks-{n}"));
+    }
+    out.put_u8(b'}');
+    encode::end_message(out);
+}
+
+/// The answer of a request whose store failed: [`LIMIT_REACHED`] for a full store, else
+/// `-32603` with the reason in `data.reason` (`decisions.md`, "Storage").
+pub(super) fn write_store_error(out: &mut BytesMut, id: Id<'_>, e: &StoreError) {
+    match e {
+        StoreError::Full { max } => write_limit_reached(out, id, *max),
+        StoreError::Unavailable(reason) => {
+            let mut data = BytesMut::new();
+            JsonWriter::new(&mut data)
+                .begin_object()
+                .key("reason")
+                .str(reason)
+                .end_object();
+            let data = Json::from_written(&data);
+            encode::write_error(
+                out,
+                Some(id),
+                INTERNAL_ERROR,
+                "Internal error: the task store is unavailable",
+                Some(data.as_str()),
+            );
+        }
     }
 }
 
@@ -317,11 +621,10 @@ fn update_responses(msg: &Message<'_>) -> Result<Vec<(String, String)>, &'static
         .collect()
 }
 
-/// `LIMIT_REACHED`: the task store is full.
-pub(super) fn write_limit_reached(out: &mut BytesMut, id: Id<'_>) {
+/// `LIMIT_REACHED`: the task store is full (it keeps at most `max` tasks).
+pub(super) fn write_limit_reached(out: &mut BytesMut, id: Id<'_>, max: usize) {
     let message = format!(
-        "Task limit reached: a connection keeps at most {} tasks; let some end or cancel them, then retry",
-        tasks::MAX_TASKS
+        "Task limit reached: the server keeps at most {max} tasks; let some end or cancel them, then retry"
     );
     let mut data = BytesMut::new();
     JsonWriter::new(&mut data)
@@ -329,7 +632,7 @@ pub(super) fn write_limit_reached(out: &mut BytesMut, id: Id<'_>) {
         .key("limit")
         .str("tasks")
         .key("max")
-        .int(i64::try_from(tasks::MAX_TASKS).unwrap_or(i64::MAX))
+        .int(i64::try_from(max).unwrap_or(i64::MAX))
         .end_object();
     let data = Json::from_written(&data);
     encode::write_error(out, Some(id), LIMIT_REACHED, &message, Some(data.as_str()));

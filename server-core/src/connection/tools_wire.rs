@@ -5,7 +5,7 @@
 
 use super::{Connection, TaskWork, msg_cost, request_info};
 use crate::ctx::{CancelSignal, Ctx};
-use crate::jobs::{JobEnd, Kind, NewJob, Slot};
+use crate::jobs::{Kind, NewJob, Slot, ToolEnd, Work};
 use crate::json::RpcError;
 use crate::server::Server;
 use crate::tasks::{Outcome as Ended, Stored};
@@ -181,11 +181,6 @@ impl Connection {
             }
             Handler::Inline(tool) => {
                 let Some(mode) = task else { return };
-                // NB. A full store is answered before the tool runs, not after.
-                if !self.tasks.has_room(self.now_ms) {
-                    tasks_wire::write_limit_reached(out, id);
-                    return;
-                }
                 let ctx = Ctx::inline(info, &self.notes);
                 let mut scratch = BytesMut::new();
                 let mut o = Output::new(&mut scratch, shape);
@@ -204,7 +199,7 @@ impl Connection {
                     }
                     Err(e) => Ended::Error(e),
                 };
-                self.task_call(id, shape, mode, TaskWork::Ended(ended), out);
+                self.task_call(id, msg, shape, mode, TaskWork::Ended(ended), out);
             }
             Handler::Async(tool) => {
                 let job = self.jobs.reserve();
@@ -223,7 +218,7 @@ impl Connection {
                         return;
                     }
                     (Err(e), Some(mode)) => {
-                        self.task_call(id, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
+                        self.task_call(id, msg, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
                         return;
                     }
                     (Err(e), None) => {
@@ -242,7 +237,7 @@ impl Connection {
                             cost: msg_cost(msg),
                             resume,
                         };
-                        self.task_call(id, shape, mode, work, out);
+                        self.task_call(id, msg, shape, mode, work, out);
                     }
                     None => {
                         let new = NewJob {
@@ -252,7 +247,7 @@ impl Connection {
                             signal: Some(signal),
                             cost: msg_cost(msg),
                         };
-                        self.jobs.start(job, new, work);
+                        self.jobs.start(job, new, Work::tool(work));
                     }
                 }
             }
@@ -303,10 +298,10 @@ pub(super) fn write_job_answer(
     server: &Server,
     id: Id<'_>,
     shape: Shape,
-    end: JobEnd,
+    end: ToolEnd,
 ) {
     match end {
-        JobEnd::Finished(Ok(r)) => {
+        ToolEnd::Finished(Ok(r)) => {
             encode::begin_result(out, id);
             wire::begin_tool_result(out);
             let mut o = Output::new(out, shape);
@@ -316,7 +311,7 @@ pub(super) fn write_job_answer(
             wire::end_tool_result(out, server, shape, structured, is_error, None);
             encode::end_message(out);
         }
-        JobEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
-        JobEnd::Panicked => wire::write_internal_error(out, id),
+        ToolEnd::Finished(Err(e)) => wire::write_rpc_error(out, id, &e),
+        ToolEnd::Panicked => wire::write_internal_error(out, id),
     }
 }

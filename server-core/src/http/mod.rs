@@ -580,15 +580,21 @@ fn answer_now(out: BytesMut) -> Response<McpBody> {
 }
 
 /// Runs a task's work to its end, apart from any request.
-fn run_detached(mut p: Pending) {
-    let Some(work) = p.take_work() else { return };
-    let work = tokio::spawn(work);
+fn run_detached(p: Pending) {
     tokio::spawn(async move {
-        let end = match work.await {
-            Ok(r) => JobEnd::Finished(r),
-            Err(_) => JobEnd::Panicked,
-        };
-        p.finish(end, &mut BytesMut::new());
+        let mut p = p;
+        loop {
+            let Some(work) = p.take_work() else { return };
+            let work = tokio::spawn(work);
+            let end = match work.await {
+                Ok(r) => JobEnd::Finished(r),
+                Err(_) => JobEnd::Panicked,
+            };
+            match p.finish(end, &mut BytesMut::new()) {
+                Some(next) => p = next,
+                None => return,
+            }
+        }
     });
 }
 
@@ -609,13 +615,32 @@ async fn answer_later(
     let mut guard = AbortOnDrop(vec![work.abort_handle()]);
     let (done_tx, mut done_rx) = mpsc::channel::<BytesMut>(1);
     let finisher = tokio::spawn(async move {
-        let end = match work.await {
-            Ok(r) => JobEnd::Finished(r),
-            Err(e) if e.is_panic() => JobEnd::Panicked,
-            Err(_) => return,
-        };
+        let (mut p, mut work) = (p, work);
         let mut out = BytesMut::new();
-        p.finish(end, &mut out);
+        // NB. Work that follows the first (the request waited for the store) is aborted with
+        // the finisher, when the client goes away.
+        let mut later = AbortOnDrop(Vec::new());
+        loop {
+            let end = match work.await {
+                Ok(r) => JobEnd::Finished(r),
+                Err(e) if e.is_panic() => JobEnd::Panicked,
+                Err(_) => return,
+            };
+            match p.finish(end, &mut out) {
+                None => break,
+                Some(next) if next.is_background() => {
+                    run_detached(next);
+                    break;
+                }
+                Some(mut next) => {
+                    let Some(w) = next.take_work() else { break };
+                    work = tokio::spawn(w);
+                    later.0.push(work.abort_handle());
+                    p = next;
+                }
+            }
+        }
+        drop(later);
         let _ = done_tx.send(out).await;
     });
     guard.0.push(finisher.abort_handle());

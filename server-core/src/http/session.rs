@@ -19,9 +19,9 @@ use super::resume::{self, CLOSE, lock};
 use crate::connection::Connection;
 use crate::ctx::Principal;
 use crate::ctx::{JobId, Notify};
+use crate::jobs::Work;
 use crate::jobs::{Action, JobEnd};
 use crate::server::Server;
-use crate::tools::ToolFuture;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Response, StatusCode};
 use janus_codec::{IdBuf, Parser, ProtocolVersion};
@@ -648,7 +648,7 @@ fn arm_deadline(session: &Arc<Session>, st: &mut State) {
 }
 
 /// Runs a job's work; its end goes back to the session.
-fn spawn(session: Weak<Session>, job: JobId, work: ToolFuture) -> tokio::task::AbortHandle {
+fn spawn(session: Weak<Session>, job: JobId, work: Work) -> tokio::task::AbortHandle {
     let task = tokio::spawn(work);
     let abort = task.abort_handle();
     tokio::spawn(async move {
