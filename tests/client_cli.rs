@@ -161,3 +161,66 @@ fn a_configuration_file_names_the_server_and_its_mistakes_are_loud() {
     assert!(text(&out.stderr).contains("quick"), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_ca_file_reaches_the_https_client_from_the_flag_and_from_the_configuration() {
+    // A CA file that cannot be read is a configuration error (7) naming it, at connect: no
+    // server is needed to see that the flag and the configuration's `caFile` reach the client.
+    for flag in ["--url", "--sse"] {
+        let out = janus(&[
+            "tools",
+            flag,
+            "https://127.0.0.1:9/mcp",
+            "--ca-file",
+            "/nonexistent/flag-ca.pem",
+        ]);
+        assert_eq!(out.status.code(), Some(7), "{flag}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("/nonexistent/flag-ca.pem"),
+            "{flag}: {}",
+            text(&out.stderr)
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("janus-client-cli-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("servers.json");
+    let config = serde_json::json!({"mcpServers": {
+        "remote": {"url": "https://127.0.0.1:9/mcp", "caFile": "private-ca.pem"},
+        "local": {"command": JANUS, "args": ["serve"]},
+    }});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    // A relative caFile is the configuration file's neighbour.
+    let out = janus(&["tools", "--config", file, "--server", "remote"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    let expected = dir.join("private-ca.pem");
+    assert!(
+        text(&out.stderr).contains(expected.to_str().unwrap()),
+        "{}",
+        text(&out.stderr)
+    );
+    // --ca-file is for a URL: a command's server or a TCP address refuses it.
+    let out = janus(&[
+        "tools",
+        "--config",
+        file,
+        "--server",
+        "local",
+        "--ca-file",
+        "x.pem",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--ca-file"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = janus(&["tools", "--tcp", "127.0.0.1:9", "--ca-file", "x.pem"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error: {}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
