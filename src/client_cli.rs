@@ -3,7 +3,8 @@
 //! Both name a server the same way: an entry of an MCP hosts' configuration file
 //! (`--config FILE --server NAME`), a TCP address (`--tcp`), a streamable HTTP URL
 //! (`--url`), the stream of a 2024-11-05 HTTP+SSE server (`--sse`), or a command
-//! after `--`. Results go to stdout; errors to stderr, with an exit code for each kind (see
+//! after `--`. An `https` server's certificate is checked against the platform's roots, the
+//! configuration's `caFile` and `--ca-file`. Results go to stdout; errors to stderr, with an exit code for each kind (see
 //! [`janus_client::Error::exit_code`]): 1 a tool that failed (`isError`), 3 a protocol
 //! rejection, 4 a transport or session failure, 5 a timeout, 6 a protocol violation, 7 a
 //! configuration error.
@@ -46,6 +47,10 @@ pub(crate) struct Target {
     /// The stream URL of a 2024-11-05 HTTP+SSE server.
     #[arg(long, conflicts_with_all = ["config", "command", "tcp"])]
     sse: Option<String>,
+    /// A PEM file of a certificate authority to trust for an `https` server, beside the
+    /// platform's roots and the configuration's `caFile` (may be given more than once).
+    #[arg(long = "ca-file", value_name = "PATH", conflicts_with_all = ["tcp", "command"])]
+    ca_file: Vec<PathBuf>,
     /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
     #[arg(long, conflicts_with_all = ["config", "command"], value_name = "ADDR")]
     tcp: Option<String>,
@@ -67,6 +72,7 @@ impl Target {
             let s = config.server(name)?;
             opts.mode = s.mode;
             opts.trusted = s.trusted;
+            opts.tls = s.tls.clone();
             s.reach.clone()
         } else if let Some(url) = &self.url {
             Reach::Http {
@@ -92,6 +98,13 @@ impl Target {
             opts.mode = Mode::parse(m)?;
         }
         opts.trusted |= self.trusted;
+        opts.tls.ca_files.extend(self.ca_file.iter().cloned());
+        if !self.ca_file.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
+            return Err(Error::Config(
+                "--ca-file is for an http or sse server (--url, --sse, or a url in --config)"
+                    .into(),
+            ));
+        }
         let transport = match reach {
             Reach::Stdio(c) => Transport::Stdio(c),
             Reach::Tcp(a) => Transport::Tcp(a),

@@ -1,6 +1,10 @@
 //! `janus tools` and `janus call` against `janus serve` (stdio, a child of the client) and
 //! against commands that are no MCP server: the specs and the revision in every mode, JSON
-//! output, results, and an exit code for each kind of failure.
+//! output, results, and an exit code for each kind of failure; and `--ca-file` with an
+//! `https` server.
+
+#[path = "../client/tests/pki/mod.rs"]
+mod pki;
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -160,4 +164,128 @@ fn a_configuration_file_names_the_server_and_its_mistakes_are_loud() {
     assert_eq!(out.status.code(), Some(7));
     assert!(text(&out.stderr).contains("quick"), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_ca_file_reaches_the_https_client_from_the_flag_and_from_the_configuration() {
+    // A CA file that cannot be read is a configuration error (7) naming it, at connect: no
+    // server is needed to see that the flag and the configuration's `caFile` reach the client.
+    for flag in ["--url", "--sse"] {
+        let out = janus(&[
+            "tools",
+            flag,
+            "https://127.0.0.1:9/mcp",
+            "--ca-file",
+            "/nonexistent/flag-ca.pem",
+        ]);
+        assert_eq!(out.status.code(), Some(7), "{flag}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("/nonexistent/flag-ca.pem"),
+            "{flag}: {}",
+            text(&out.stderr)
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("janus-client-cli-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("servers.json");
+    let config = serde_json::json!({"mcpServers": {
+        "remote": {"url": "https://127.0.0.1:9/mcp", "caFile": "private-ca.pem"},
+        "local": {"command": JANUS, "args": ["serve"]},
+    }});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    // A relative caFile is the configuration file's neighbour.
+    let out = janus(&["tools", "--config", file, "--server", "remote"]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    let expected = dir.join("private-ca.pem");
+    assert!(
+        text(&out.stderr).contains(expected.to_str().unwrap()),
+        "{}",
+        text(&out.stderr)
+    );
+    // --ca-file is for a URL: a command's server or a TCP address refuses it.
+    let out = janus(&[
+        "tools",
+        "--config",
+        file,
+        "--server",
+        "local",
+        "--ca-file",
+        "x.pem",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--ca-file"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = janus(&["tools", "--tcp", "127.0.0.1:9", "--ca-file", "x.pem"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error: {}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Janus's demo server behind rustls on loopback, served on `rt`'s threads while the test
+/// runs the command.
+fn start_tls(rt: &tokio::runtime::Runtime, acceptor: tokio_rustls::TlsAcceptor) -> u16 {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use janus_server_core::http::{HttpConfig, McpService};
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let service = McpService::new(janus_server_core::demo::server(), HttpConfig::default());
+    rt.spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, service) = (acceptor.clone(), service.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(
+                        TokioIo::new(tls),
+                        hyper_util::service::TowerToHyperService::new(service),
+                    )
+                    .await;
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn call_reaches_an_https_server_whose_ca_is_given_and_names_the_host_when_it_is_not() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let ca = pki::Ca::new();
+    let port = start_tls(&rt, ca.acceptor(&["localhost"], false));
+    let url = format!("https://localhost:{port}/mcp");
+    let ca_file = ca.file().to_str().unwrap();
+    for mode in ["legacy", "modern"] {
+        let out = janus(&[
+            "call",
+            "echo",
+            "--args",
+            r#"{"text":"sealed"}"#,
+            "--mode",
+            mode,
+            "--url",
+            &url,
+            "--ca-file",
+            ca_file,
+        ]);
+        assert!(out.status.success(), "{mode}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "sealed\n");
+    }
+    let out = janus(&["tools", "--url", &url]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the certificate of localhost is not trusted"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -7,6 +7,7 @@
 
 use crate::core::{Core, Identity, Incoming};
 use crate::error::{Error, Rejection};
+use crate::http::tls::Tls;
 use crate::input::Callbacks;
 use crate::result::CallResult;
 use crate::spec::ToolSpec;
@@ -59,6 +60,9 @@ pub struct Options {
     /// The least severe log level asked of the server (`debug`, `info`, `warning`, ...):
     /// sent with every 2026-07-28 request, and with `logging/setLevel` after a handshake.
     pub log_level: Option<String>,
+    /// How the certificates of `https` servers are checked: the platform's roots, and the CA
+    /// files added here. Read only when an HTTP transport's URL is `https`.
+    pub tls: Tls,
 }
 
 /// A log message of the server's (`notifications/message`).
@@ -86,6 +90,7 @@ impl Default for Options {
             max_frame: janus_codec::DEFAULT_MAX_FRAME_LEN,
             logs: None,
             log_level: None,
+            tls: Tls::default(),
         }
     }
 }
@@ -544,6 +549,9 @@ impl Client {
             |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors, logs);
         if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
+            // NB. Built here, not in the writer, so that a CA file that cannot be read is the
+            // error of `connect`.
+            let hyper = crate::http::Hyper::new(&endpoint.uri, &opts.tls)?;
             let mirrors = crate::http::Mirrors::default();
             let streamable = matches!(transport, Transport::Http { .. });
             let inner = new_inner(Stderr::default(), streamable.then(|| Arc::clone(&mirrors)));
@@ -562,10 +570,15 @@ impl Client {
             });
             if streamable {
                 let max = opts.max_frame;
-                tokio::spawn(crate::http::writer(endpoint, lines, sink, mirrors, max));
+                tokio::spawn(crate::http::writer(
+                    hyper, endpoint, lines, sink, mirrors, max,
+                ));
             } else {
                 let (ready, opened) = oneshot::channel();
-                tokio::spawn(crate::http::sse_writer(endpoint, lines, sink, ready));
+                let tls = opts.tls.clone();
+                tokio::spawn(crate::http::sse_writer(
+                    hyper, tls, endpoint, lines, sink, ready,
+                ));
                 opened
                     .await
                     .map_err(|_| Error::Transport("the SSE stream did not open".into()))??;

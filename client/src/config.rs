@@ -1,19 +1,23 @@
 //! Servers described as MCP hosts describe them: a JSON file with `mcpServers` entries,
 //! each `command`/`args`/`env` (a child process) or `url`, plus Janus's `protocol` (the
-//! lifecycle mode) and `trusted`. An unknown transport, mode or field type is an error when
-//! the file is read, never a silent substitute.
+//! lifecycle mode), `trusted`, and `caFile` for a `url` (a PEM file of a private CA, or an
+//! array of them, trusted beside the platform's roots for `https`; a relative path is read
+//! from the configuration file's folder). An unknown transport, mode or field type is an
+//! error when the file is read, never a silent substitute.
 //!
 //! ```json
 //! {"mcpServers": {
 //!   "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"ROOT": "/tmp"},
 //!             "protocol": "auto", "trusted": true},
 //!   "remote": {"url": "https://example.com/mcp", "protocol": "modern"},
+//!   "internal": {"url": "https://mcp.internal:8443/mcp", "caFile": "internal-ca.pem"},
 //!   "local": {"type": "tcp", "address": "127.0.0.1:7000"}
 //! }}
 //! ```
 
 use crate::client::Mode;
 use crate::error::Error;
+use crate::http::tls::Tls;
 use crate::transport::Command;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -52,6 +56,9 @@ pub struct Server {
     pub mode: Mode,
     /// Whether its hints are trusted (`trusted`; `false` when absent).
     pub trusted: bool,
+    /// The CA files its `https` certificate may be signed by (`caFile`; none when absent),
+    /// for [`Options::tls`](crate::Options::tls).
+    pub tls: Tls,
 }
 
 /// Every server of a configuration file, in the file's order.
@@ -70,13 +77,24 @@ impl Config {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
-        Self::parse(&text).map_err(|e| match e {
+        let mut config = Self::parse(&text).map_err(|e| match e {
             Error::Config(m) => Error::Config(format!("{}: {m}", path.display())),
             e => e,
-        })
+        })?;
+        // NB. A relative `caFile` is the file's neighbour, wherever the command runs from.
+        let folder = path.parent().unwrap_or_else(|| Path::new(""));
+        for s in &mut config.servers {
+            for f in &mut s.tls.ca_files {
+                if f.is_relative() {
+                    *f = folder.join(&*f);
+                }
+            }
+        }
+        Ok(config)
     }
 
-    /// Reads a configuration from its text.
+    /// Reads a configuration from its text (a relative `caFile` stays as written: relative
+    /// to the working directory).
     ///
     /// # Errors
     ///
@@ -131,6 +149,15 @@ fn server(name: &str, entry: &Value) -> Result<Server, String> {
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err("trusted must be true or false".into()),
     };
+    let ca_files = match e.get("caFile") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(f)) => vec![f.into()],
+        Some(Value::Array(_)) => strings(e.get("caFile"), "caFile")?
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        Some(_) => return Err("caFile must be a string or an array of strings".into()),
+    };
     let kind = text("type")?;
     let (command, url, address) = (text("command")?, text("url")?, text("address")?);
     let kind = match (kind.as_deref(), &command, &url, &address) {
@@ -172,11 +199,15 @@ fn server(name: &str, entry: &Value) -> Result<Server, String> {
             ));
         }
     };
+    if !ca_files.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
+        return Err(format!("caFile is for a url, not for type {kind}"));
+    }
     Ok(Server {
         name: name.to_owned(),
         reach,
         mode,
         trusted,
+        tls: Tls { ca_files },
     })
 }
 
@@ -242,11 +273,43 @@ mod tests {
             r#"{"mcpServers":{"x":{"command":"a","args":"-x"}}}"#,
             r#"{"mcpServers":{"x":{"command":"a","url":"http://h"}}}"#,
             r#"{"mcpServers":{"x":{}}}"#,
+            r#"{"mcpServers":{"x":{"url":"https://h","caFile":7}}}"#,
+            r#"{"mcpServers":{"x":{"url":"https://h","caFile":["a",7]}}}"#,
+            r#"{"mcpServers":{"x":{"command":"a","caFile":"ca.pem"}}}"#,
             r#"{"servers":{}}"#,
             "not json",
         ] {
             let e = Config::parse(bad).unwrap_err();
             assert!(matches!(e, Error::Config(_)), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_url_servers_ca_file_is_read_and_a_relative_one_is_the_configuration_files_neighbour() {
+        let c = Config::parse(
+            r#"{"mcpServers":{
+                "one":{"url":"https://h/mcp","caFile":"ca.pem"},
+                "two":{"type":"sse","url":"https://h/sse","caFile":["/etc/a.pem","b.pem"]},
+                "none":{"url":"https://h/mcp"}}}"#,
+        )
+        .unwrap();
+        let files = |n: &str| c.server(n).unwrap().tls.ca_files.clone();
+        assert_eq!(files("one"), [std::path::PathBuf::from("ca.pem")]);
+        assert_eq!(files("two").len(), 2);
+        assert!(files("none").is_empty());
+        let dir = std::env::temp_dir().join(format!("janus-config-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("servers.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers":{"s":{"url":"https://h","caFile":["ca.pem","/etc/x.pem"]}}}"#,
+        )
+        .unwrap();
+        let loaded = Config::load(&path);
+        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = loaded.unwrap();
+        let files = &loaded.server("s").unwrap().tls.ca_files;
+        assert_eq!(files[0], dir.join("ca.pem"));
+        assert_eq!(files[1], std::path::PathBuf::from("/etc/x.pem"));
     }
 }

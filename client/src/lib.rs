@@ -9,7 +9,8 @@
 //!   [`Client::call_tool`], [`Client::read_resource`], [`Client::get_prompt`],
 //!   [`Client::complete`], ...), every list's pages followed.
 //! - **Transports**: a child process (its stderr kept apart), TCP, streamable HTTP in both
-//!   eras, and the 2024-11-05 HTTP+SSE transport ([`Transport`]).
+//!   eras, and the 2024-11-05 HTTP+SSE transport ([`Transport`]), `http` or `https` (rustls,
+//!   the platform's roots and the CA files of [`Tls`]).
 //! - **Requests in flight together** on one connection, each with a [`Duration`] timeout
 //!   that cancels it on the wire when it fires, a [`Cancel`] handle, and its progress
 //!   delivered to the caller.
@@ -54,6 +55,7 @@ pub use client::{
 };
 pub use core::Identity;
 pub use error::{Error, Rejection};
+pub use http::tls::Tls;
 pub use input::{Answer, Callbacks};
 pub use json::{canonical, compact};
 pub use result::{CallResult, Content};

@@ -49,7 +49,9 @@ pub enum Transport {
     Tcp(String),
     /// A streamable HTTP endpoint (both eras), with headers every request carries.
     Http {
-        /// The endpoint's URL (`http://`).
+        /// The endpoint's URL (`http://` or `https://`; see [`Options::tls`]).
+        ///
+        /// [`Options::tls`]: crate::Options::tls
         url: String,
         /// Extra headers (say `Authorization`).
         headers: Vec<(String, String)>,
@@ -57,7 +59,9 @@ pub enum Transport {
     /// The 2024-11-05 HTTP+SSE transport: the URL of its `GET` stream, with headers every
     /// request carries.
     Sse {
-        /// The stream's URL (`http://`).
+        /// The stream's URL (`http://` or `https://`; see [`Options::tls`]).
+        ///
+        /// [`Options::tls`]: crate::Options::tls
         url: String,
         /// Extra headers.
         headers: Vec<(String, String)>,

@@ -245,10 +245,15 @@ async fn a_status_that_is_no_mcp_answer_is_typed_and_auto_falls_back_on_it() {
     )
     .await
     .unwrap_err();
-    assert!(matches!(e, Error::Transport(_)), "{e}");
+    // Its message goes down the error's chain to the reason.
+    assert!(
+        matches!(&e, Error::Transport(m) if m.contains("127.0.0.1:9") && m.contains("refused")),
+        "{e}"
+    );
+    // A scheme the client does not speak is the caller's mistake (https is spoken: tls.rs).
     let e = Client::connect(
         Transport::Http {
-            url: "https://example.com/mcp".into(),
+            url: "ftp://example.com/mcp".into(),
             headers: Vec::new(),
         },
         opts(Mode::Legacy),

@@ -1,14 +1,17 @@
 //! The 2024-11-05 HTTP+SSE transport: a `GET` stream whose first event names the POST
 //! endpoint, answers on the stream. The server here is Janus's connection core behind a
-//! small shim that speaks that old transport (Janus itself serves streamable HTTP only).
+//! small shim that speaks that old transport (Janus itself serves streamable HTTP only),
+//! over plain TCP or behind rustls with certificates the test makes.
+
+mod pki;
 
 use bytes::BytesMut;
-use janus_client::{CallOptions, Client, Error, Mode, Options, Transport};
+use janus_client::{CallOptions, Client, Error, Mode, Options, Tls, Transport};
 use janus_server_core::{Connection, demo};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 struct Shim {
@@ -17,7 +20,7 @@ struct Shim {
 }
 
 /// Reads one request: its head and its body.
-async fn read_request(s: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+async fn read_request(s: &mut (impl AsyncRead + Unpin)) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -50,7 +53,11 @@ async fn read_request(s: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     Some((head, body))
 }
 
-async fn serve(shim: Arc<Shim>, mut s: TcpStream, endpoint: &'static str) {
+async fn serve(
+    shim: Arc<Shim>,
+    mut s: impl AsyncRead + AsyncWrite + Unpin,
+    endpoint: &'static str,
+) {
     let Some((head, body)) = read_request(&mut s).await else {
         return;
     };
@@ -94,6 +101,11 @@ async fn serve(shim: Arc<Shim>, mut s: TcpStream, endpoint: &'static str) {
 }
 
 async fn start(endpoint: &'static str) -> SocketAddr {
+    start_on(endpoint, None).await
+}
+
+/// The shim, behind TLS when given an acceptor (a refused handshake ends that connection).
+async fn start_on(endpoint: &'static str, tls: Option<tokio_rustls::TlsAcceptor>) -> SocketAddr {
     let shim = Arc::new(Shim {
         conn: Mutex::new(Connection::new(demo::server())),
         stream: Mutex::new(None),
@@ -102,7 +114,15 @@ async fn start(endpoint: &'static str) -> SocketAddr {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         while let Ok((s, _)) = listener.accept().await {
-            tokio::spawn(serve(Arc::clone(&shim), s, endpoint));
+            let shim = Arc::clone(&shim);
+            match tls.clone() {
+                None => drop(tokio::spawn(serve(shim, s, endpoint))),
+                Some(acceptor) => drop(tokio::spawn(async move {
+                    if let Ok(s) = acceptor.accept(s).await {
+                        serve(shim, s, endpoint).await;
+                    }
+                })),
+            }
         }
     });
     addr
@@ -155,4 +175,71 @@ async fn a_stream_that_names_no_endpoint_or_is_not_there_is_an_error() {
         .await
         .unwrap_err();
     assert!(matches!(e, Error::Status(404, _)), "{e}");
+}
+
+#[tokio::test]
+async fn an_old_sse_server_is_reached_over_https_and_refused_without_its_ca() {
+    let ca = pki::Ca::new();
+    let addr = start_on("/messages", Some(ca.acceptor(&["localhost"], false))).await;
+    let url = format!("https://localhost:{}/sse", addr.port());
+    let transport = || Transport::Sse {
+        url: url.clone(),
+        headers: Vec::new(),
+    };
+    let o = Options {
+        tls: Tls {
+            ca_files: vec![ca.file().to_path_buf()],
+        },
+        ..Options::default()
+    };
+    let c = Client::connect(transport(), o).await.unwrap();
+    assert!(
+        c.list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "echo")
+    );
+    let r = c
+        .call_tool("echo", Some(r#"{"text":"sealed"}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "sealed");
+    // Without the CA the stream's GET is refused, and the error says whose certificate.
+    let e = Client::connect(transport(), Options::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Transport(m) if m.contains("the certificate of localhost is not trusted")),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn an_https_stream_that_names_a_plain_endpoint_is_refused() {
+    let ca = pki::Ca::new();
+    let addr = start_on(
+        "http://127.0.0.1:9/messages",
+        Some(ca.acceptor(&["localhost"], false)),
+    )
+    .await;
+    let o = Options {
+        tls: Tls {
+            ca_files: vec![ca.file().to_path_buf()],
+        },
+        ..Options::default()
+    };
+    let e = Client::connect(
+        Transport::Sse {
+            url: format!("https://localhost:{}/sse", addr.port()),
+            headers: Vec::new(),
+        },
+        o,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::Protocol(m) if m.contains("not https")),
+        "{e}"
+    );
 }

@@ -14,15 +14,14 @@
 //! Each answer, JSON or SSE, comes back to the client's read path as lines. An HTTP status
 //! without an MCP answer in its body is [`Error::Status`] for the request that got it (`404`
 //! on a session: [`Error::Session`]).
+//!
+//! Every transport here speaks `http` and `https` alike (see [`tls`]).
 
 use crate::error::Error;
 use bytes::{Bytes, BytesMut};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use janus_codec::{Parser, RawJson};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,10 +29,13 @@ use tokio::sync::mpsc;
 
 mod mirror;
 mod sse;
+pub(crate) mod tls;
 
 pub(crate) use mirror::{Mirrors, mirrors_of};
 use mirror::{header_text, mirrored};
 use sse::{Event, Sse};
+pub(crate) use tls::Hyper;
+use tls::{Tls, describe};
 
 /// What the HTTP writer hands back to the client's read path.
 pub(crate) enum Delivery {
@@ -64,14 +66,8 @@ impl Endpoint {
         let uri: Uri = url
             .parse()
             .map_err(|e| Error::Config(format!("{url} is no URL: {e}")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(Error::Config(format!(
-                    "{url}: https is not built into janus-client (put a TLS proxy in front, or use http on loopback)"
-                )));
-            }
-            _ => return Err(Error::Config(format!("{url} is no http URL"))),
+        if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+            return Err(Error::Config(format!("{url} is no http or https URL")));
         }
         let headers = headers
             .iter()
@@ -89,8 +85,6 @@ impl Endpoint {
     }
 }
 
-type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
-
 /// The state one HTTP connection shares between its writer and its POSTs.
 struct Shared {
     hyper: Hyper,
@@ -105,17 +99,16 @@ struct Shared {
     get_open: std::sync::atomic::AtomicBool,
 }
 
-/// Writes the client's lines as POSTs until the client says goodbye (an empty line).
+/// Writes the client's lines as POSTs, on `hyper` (built for the endpoint's scheme), until
+/// the client says goodbye (an empty line).
 pub(crate) async fn writer(
+    hyper: Hyper,
     endpoint: Endpoint,
     mut lines: mpsc::UnboundedReceiver<BytesMut>,
     sink: Sink,
     mirrors: Mirrors,
     max_body: usize,
 ) {
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    let hyper = HyperClient::builder(TokioExecutor::new()).build(connector);
     let shared = Arc::new(Shared {
         hyper,
         endpoint,
@@ -260,9 +253,10 @@ impl Shared {
         let resp = match self.hyper.request(req).await {
             Ok(r) => r,
             Err(e) => {
+                let uri = &self.endpoint.uri;
                 self.fail(
                     id,
-                    Error::Transport(format!("POST {}: {e}", self.endpoint.uri)),
+                    Error::Transport(format!("POST {uri}: {}", describe(&e, uri))),
                 );
                 return;
             }
@@ -429,13 +423,16 @@ impl Shared {
 
 /// The 2024-11-05 HTTP+SSE transport: a `GET` stream whose first event, `endpoint`, names
 /// the URL every message is POSTed to; everything the server sends comes on the stream.
+/// `hyper` is built for the stream's scheme; `tls` builds another when the POST endpoint is
+/// `https` and the stream is not.
 pub(crate) async fn sse_writer(
+    hyper: Hyper,
+    tls: Tls,
     endpoint: Endpoint,
     mut lines: mpsc::UnboundedReceiver<BytesMut>,
     sink: Sink,
     ready: tokio::sync::oneshot::Sender<Result<(), Error>>,
 ) {
-    let hyper: Hyper = HyperClient::builder(TokioExecutor::new()).build(HttpConnector::new());
     let shared = Shared {
         hyper,
         endpoint,
@@ -461,7 +458,8 @@ pub(crate) async fn sse_writer(
             return;
         }
         Err(e) => {
-            let _ = ready.send(Err(Error::Transport(format!("GET {url}: {e}"))));
+            let why = describe(&e, &url);
+            let _ = ready.send(Err(Error::Transport(format!("GET {url}: {why}"))));
             return;
         }
     };
@@ -494,6 +492,23 @@ pub(crate) async fn sse_writer(
         ))));
         return;
     };
+    let hyper = match (shared.hyper.is_tls(), post_to.scheme_str()) {
+        (true, Some("https")) | (false, Some("http")) => shared.hyper.clone(),
+        // NB. Messages to a plain endpoint would carry in clear what the stream kept secret.
+        (true, _) => {
+            let _ = ready.send(Err(Error::Protocol(format!(
+                "the https stream {url} named an endpoint that is not https: {post_to}"
+            ))));
+            return;
+        }
+        (false, _) => match Hyper::new(&post_to, &tls) {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return;
+            }
+        },
+    };
     let _ = ready.send(Ok(()));
     for e in early {
         shared.deliver(e);
@@ -512,6 +527,7 @@ pub(crate) async fn sse_writer(
         stream_sink(Delivery::Ended("the server ended its SSE stream".into()));
     });
     let shared = Arc::new(Shared {
+        hyper,
         endpoint: Endpoint {
             uri: post_to,
             headers: shared.endpoint.headers.clone(),
@@ -541,10 +557,13 @@ pub(crate) async fn sse_writer(
                     id,
                     Error::Status(r.status().as_u16(), format!("POST {}", me.endpoint.uri)),
                 ),
-                Err(e) => me.fail(
-                    id,
-                    Error::Transport(format!("POST {}: {e}", me.endpoint.uri)),
-                ),
+                Err(e) => {
+                    let uri = &me.endpoint.uri;
+                    me.fail(
+                        id,
+                        Error::Transport(format!("POST {uri}: {}", describe(&e, uri))),
+                    );
+                }
             }
         });
     }
