@@ -4,7 +4,7 @@
 use crate::complete::Complete;
 use crate::prompts::{Prompt, PromptSpec};
 use crate::resources::{ReadResource, ReadTemplate, ResourceSpec, StaticResource, TemplateSpec};
-use crate::store::TaskStore;
+use crate::store::{Bus, TaskStore};
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::wire::{self, Shape};
 use arc_swap::ArcSwap;
@@ -144,6 +144,8 @@ pub struct Server {
     pub(crate) visible: Option<Box<Visibility>>,
     /// The process's task store, shared by every connection that serves this server.
     pub(crate) tasks: Arc<dyn TaskStore>,
+    /// The bus list changes and resource updates go through.
+    bus: Arc<dyn Bus>,
 }
 
 /// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
@@ -297,9 +299,21 @@ pub struct ServerBuilder {
     input: InputConfig,
     visible: Option<Box<Visibility>>,
     tasks: Option<Arc<dyn TaskStore>>,
+    bus: Option<Arc<dyn Bus>>,
 }
 
 impl ServerBuilder {
+    /// The notification bus of the process (`decisions.md`, "Storage"): list changes and
+    /// resource updates made through this server are published on it, and those heard on
+    /// it reach this server's sessions and `subscriptions/listen` streams. A
+    /// [`MemoryBus`](crate::store::MemoryBus) of its own by default; replicas on a shared
+    /// bus hear each other's changes.
+    #[must_use]
+    pub fn bus(mut self, bus: Arc<dyn Bus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
     /// The task store of the process (`decisions.md`, "Storage"): every connection that
     /// serves the server (stdio, TCP, HTTP sessions and stateless POSTs) keeps its tasks
     /// there. A [`MemoryTaskStore`](crate::store::MemoryTaskStore) of its own by default; a
@@ -569,20 +583,32 @@ impl ServerBuilder {
             )
         });
         let catalog = Catalog::new(self.tools, self.surface, self.page_size);
-        Ok(Arc::new(Server {
-            info_json,
-            untitled_info_json,
-            instructions: self.instructions,
-            page_size: self.page_size,
-            ttl_ms: self.ttl_ms,
-            stamps,
-            catalog: ArcSwap::from_pointee(catalog),
-            input: self.input,
-            lists: lists::Lists::default(),
-            visible: self.visible,
-            tasks: self
-                .tasks
-                .unwrap_or_else(|| Arc::new(crate::store::MemoryTaskStore::new())),
+        let bus = self
+            .bus
+            .unwrap_or_else(|| Arc::new(crate::store::MemoryBus::new()));
+        Ok(Arc::new_cyclic(|me: &std::sync::Weak<Server>| {
+            let me = me.clone();
+            bus.subscribe(Arc::new(move |event| {
+                if let Some(server) = me.upgrade() {
+                    server.hear(event);
+                }
+            }));
+            Server {
+                info_json,
+                untitled_info_json,
+                instructions: self.instructions,
+                page_size: self.page_size,
+                ttl_ms: self.ttl_ms,
+                stamps,
+                catalog: ArcSwap::from_pointee(catalog),
+                input: self.input,
+                lists: lists::Lists::default(),
+                visible: self.visible,
+                tasks: self
+                    .tasks
+                    .unwrap_or_else(|| Arc::new(crate::store::MemoryTaskStore::new())),
+                bus,
+            }
         }))
     }
 }
@@ -618,6 +644,7 @@ impl Server {
             input: InputConfig::default(),
             visible: None,
             tasks: None,
+            bus: None,
         }
     }
 

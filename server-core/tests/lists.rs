@@ -359,3 +359,47 @@ fn lists_that_depend_on_the_caller_are_private_and_hide_what_it_may_not_see() {
     let tools = s.answer(&legacy(2, "tools/list", ""));
     assert_eq!(names(&tools, "tools", "name"), ["hello"]);
 }
+
+/// Two servers on one bus, as two replicas of a deployment: a change made through one
+/// reaches the listeners and sessions of the other (`decisions.md`, "Storage").
+#[tokio::test]
+async fn a_change_made_through_one_replica_reaches_listeners_on_another_through_the_bus() {
+    let bus = janus_server_core::store::MemoryBus::new();
+    let replica = |bus: &janus_server_core::store::MemoryBus| {
+        Server::builder("lists", "1")
+            .tool(spec("hello"), hello)
+            .resource(ResourceSpec::new("test://doc", "doc"), doc)
+            .bus(Arc::new(bus.clone()))
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (replica(&bus), replica(&bus));
+    let mut listener = Client::with(Arc::clone(&b));
+    listener.job(&listen(
+        "1",
+        r#"{"toolsListChanged":true,"resourceSubscriptions":["test://doc"]}"#,
+    ));
+    assert_eq!(listener.hear().await.len(), 1, "the acknowledgement");
+    let mut session = Client::with(Arc::clone(&b));
+    session.initialize("2025-11-25");
+    a.add_tool(spec("later"), hello).unwrap();
+    let heard = listener.hear().await;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(sub(&heard[0]), 1);
+    let heard = session.hear().await;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
+    a.resource_updated("test://doc");
+    let heard = listener.hear().await;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/resources/updated");
+    assert_eq!(heard[0]["params"]["uri"], "test://doc");
+    // A server on a bus of its own hears none of it.
+    let alone = server();
+    let mut other = Client::with(Arc::clone(&alone));
+    other.initialize("2025-11-25");
+    a.add_tool(spec("again"), hello).unwrap();
+    assert!(other.hear().await.is_empty());
+    assert_eq!(session.hear().await.len(), 1);
+}

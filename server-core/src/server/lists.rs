@@ -13,6 +13,7 @@ use super::{Catalog, Entry, Server, Surface};
 use crate::ctx::CancelSignal;
 use crate::prompts::{Prompt, PromptSpec};
 use crate::resources::{ReadResource, ResourceSpec};
+use crate::store::Event;
 use crate::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -150,7 +151,7 @@ impl Server {
     /// The content of the resource at `uri` changed: the sessions that subscribed to it, and
     /// the listeners that named it, hear `notifications/resources/updated`.
     pub fn resource_updated(&self, uri: &str) {
-        self.tell(Change::Updated(uri));
+        self.publish(Change::Updated(uri));
     }
 
     /// Ends every open `subscriptions/listen` gracefully (its request is answered), as a
@@ -194,8 +195,29 @@ impl Server {
             }
             self.store_catalog(Catalog::new(tools, surface, self.page_size()));
         }
-        self.tell(what);
+        self.publish(what);
         true
+    }
+
+    /// Sends a change over the bus: every process on it (this one included) tells its
+    /// watchers ([`Server::hear`]).
+    fn publish(&self, what: Change<'_>) {
+        self.bus.publish(match what {
+            Change::Tools => Event::ToolsChanged,
+            Change::Prompts => Event::PromptsChanged,
+            Change::Resources => Event::ResourcesChanged,
+            Change::Updated(uri) => Event::ResourceUpdated(uri.to_owned()),
+        });
+    }
+
+    /// A change heard on the bus: this process's watchers hear of it.
+    pub(crate) fn hear(&self, event: &Event) {
+        self.tell(match event {
+            Event::ToolsChanged => Change::Tools,
+            Event::PromptsChanged => Change::Prompts,
+            Event::ResourcesChanged => Change::Resources,
+            Event::ResourceUpdated(uri) => Change::Updated(uri),
+        });
     }
 
     fn tell(&self, what: Change<'_>) {

@@ -1,5 +1,5 @@
-//! The seam for the state that outlives a request: the task store (`decisions.md`,
-//! "Storage").
+//! The seams for the state that outlives a request (`decisions.md`, "Storage"): the task
+//! store, and the bus that carries list changes and resource updates to every process.
 //!
 //! A process has one [`TaskStore`], shared by every connection it serves (stdio, TCP, each
 //! legacy HTTP session and every stateless POST): it is the [`Server`](crate::Server)'s,
@@ -15,6 +15,10 @@
 //! `data.reason`). A store that talks to a network bounds its own time; [`Deadline`]
 //! (feature `tokio`) bounds any store's.
 //!
+//! The [`Bus`] is the server's too ([`ServerBuilder::bus`](crate::server::ServerBuilder::bus),
+//! a [`MemoryBus`] by default): a list change or resource update made through one process
+//! reaches the sessions and `subscriptions/listen` streams of every process on the bus.
+//!
 //! A task's end is heard wherever it happens ([`TaskStore::ended`]): a `tasks/result`
 //! waiting on one connection is answered when another ends the task, and a task's running
 //! work stops when another connection (or process) cancels it.
@@ -24,10 +28,12 @@ use crate::tasks::{Outcome, Parked, Status, Task};
 use std::future::Future;
 use std::pin::Pin;
 
+mod bus;
 #[cfg(feature = "tokio")]
 mod deadline;
 mod memory;
 
+pub use bus::{Bus, Event, Hear, MemoryBus};
 #[cfg(feature = "tokio")]
 pub use deadline::{DEFAULT_STORE_DEADLINE, Deadline};
 pub use memory::MemoryTaskStore;
