@@ -678,8 +678,49 @@ impl Client {
             .await
     }
 
-    /// A request whose params' members are the pieces of `members` joined.
+    /// A request whose params' members are the pieces of `members` joined. A 2026-07-28
+    /// request the server refuses with UnsupportedProtocolVersion (`-32022`) is made again,
+    /// once, with a new id, in the newest modern revision its `data.supported` lists that the
+    /// client speaks (the spec's version negotiation); the connection keeps that revision
+    /// when the request was in the connection's own.
     async fn raw_request(
+        &self,
+        method: &str,
+        members: &[&str],
+        envelope: Option<ProtocolVersion>,
+        timeout: Duration,
+        opts: Option<CallOptions>,
+        want: Want,
+    ) -> Result<Reply, Error> {
+        let again = opts.as_ref().map(|o| CallOptions {
+            timeout: o.timeout,
+            progress: o.progress.clone(),
+            cancel: o.cancel.clone(),
+        });
+        let sent = envelope.unwrap_or_else(|| lock(&self.inner.core).version());
+        let first = self
+            .send(method, members, envelope, timeout, opts, want)
+            .await;
+        let version = match &first {
+            Err(Error::Rejected(rej)) if sent.is_modern() => crate::core::supported_modern(rej),
+            _ => None,
+        };
+        let Some(version) = version else {
+            return first;
+        };
+        tracing::debug!(
+            "{method}: the server does not take revision {sent}; trying {version}, which it lists"
+        );
+        if envelope.is_none() {
+            lock(&self.inner.core).set_version(version);
+        }
+        let envelope = envelope.map(|_| version);
+        self.send(method, members, envelope, timeout, again, want)
+            .await
+    }
+
+    /// One request on the wire, and its answer.
+    async fn send(
         &self,
         method: &str,
         members: &[&str],

@@ -1,8 +1,9 @@
 //! The client against scripted HTTP servers on loopback, for wire behaviours Janus's own
 //! server never shows but remote servers do (the official conformance suite's client
 //! scenarios play them): a response stream closed before its answer, to be resumed by `GET`
-//! with `Last-Event-ID` after the stream's `retry` time (SEP-1699); and the exact wire of
-//! the input rounds (SEP-2322).
+//! with `Last-Event-ID` after the stream's `retry` time (SEP-1699); a 2026-07-28 request
+//! refused with UnsupportedProtocolVersion (`-32022`), to be made again in a revision the
+//! server lists; and the exact wire of the input rounds (SEP-2322).
 //!
 //! Each server answers one request per connection (`connection: close`) from a script: a
 //! function of the request seen to the bytes of the reply, with pauses between them.
@@ -366,6 +367,69 @@ async fn a_response_stream_that_cannot_be_resumed_fails_its_request_at_once() {
             .any(|s| s.verb == "GET" && s.header("last-event-id").is_some());
         assert!(!resumed, "{mode:?}");
     }
+}
+
+/// A 2026-07-28 server that refuses the first `refusals` requests with `-32022`, listing
+/// `supported`, and answers the others (`tools/list`, empty).
+fn refusing(refusals: usize, supported: Value) -> Script {
+    let n = Arc::new(Mutex::new(0usize));
+    Arc::new(move |seen: &Seen| {
+        let mut n = n.lock().unwrap();
+        *n += 1;
+        if *n <= refusals {
+            return json_reply(
+                "400 Bad Request",
+                &json!({"jsonrpc":"2.0","id":seen.body["id"],"error":{"code":-32022,
+                    "message":"Unsupported protocol version",
+                    "data":{"supported":supported,"requested":"2026-07-28"}}}),
+                "",
+            );
+        }
+        json_reply(
+            "200 OK",
+            &json!({"jsonrpc":"2.0","id":seen.body["id"],"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","tools":[]}}),
+            "",
+        )
+    })
+}
+
+#[tokio::test]
+async fn a_modern_request_refused_with_32022_is_made_again_in_a_revision_the_server_lists() {
+    let (addr, log) = start(refusing(1, json!(["2026-07-28"]))).await;
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    assert!(c.list_tools().await.unwrap().is_empty());
+    let seen = log.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_ne!(seen[0].body["id"], seen[1].body["id"]);
+    let retry = &seen[1];
+    assert_eq!(retry.method(), "tools/list");
+    let meta = &retry.body["params"]["_meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(retry.header("mcp-protocol-version"), Some("2026-07-28"));
+    assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+
+    // A server that keeps refusing gets one retry, then its error is the caller's.
+    let (addr, log) = start(refusing(usize::MAX, json!(["2026-07-28"]))).await;
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let e = c.list_tools().await.unwrap_err();
+    assert_eq!(e.rejection().map(|r| r.code), Some(-32022), "{e}");
+    assert_eq!(log.seen().len(), 2);
+
+    // A server that lists no revision the client speaks: no retry at all.
+    let (addr, log) = start(refusing(1, json!(["2099-01-01", "2025-11-25"]))).await;
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let e = c.list_tools().await.unwrap_err();
+    assert_eq!(e.rejection().map(|r| r.code), Some(-32022), "{e}");
+    assert_eq!(log.seen().len(), 1);
 }
 
 #[tokio::test]
