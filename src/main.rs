@@ -7,6 +7,7 @@
 
 mod auth;
 mod client_cli;
+mod conformance_client;
 mod fixtures;
 
 use clap::{Parser, Subcommand};
@@ -153,6 +154,13 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         against: Option<std::path::PathBuf>,
     },
+    /// The client the official conformance suite drives (its client leg): runs the scenario
+    /// `MCP_CONFORMANCE_SCENARIO` names against URL, with janus-client.
+    #[command(hide = true)]
+    ConformanceClient {
+        /// The scenario server's URL (the suite appends it to the command).
+        url: String,
+    },
     /// The benchmark's rmcp peer: the demo tools served by rmcp, the official Rust SDK.
     #[command(hide = true)]
     RmcpPeer {
@@ -260,6 +268,10 @@ fn main() -> ExitCode {
         }
         Command::Tools { target } => client_cli::tools(&target),
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
+        Command::ConformanceClient { url } => {
+            init_logs();
+            conformance_client::run(&url)
+        }
         Command::Bench {
             seconds,
             smoke,

@@ -205,6 +205,14 @@ struct Inner {
     logs: Option<mpsc::UnboundedSender<LogMessage>>,
     /// Over HTTP, the `x-mcp-header` mirrors of the tools listed.
     mirrors: Option<crate::http::Mirrors>,
+    /// Over HTTP, the tools left out of the list for their `x-mcp-header` annotations, and
+    /// why: they are not called.
+    excluded: Mutex<HashMap<String, String>>,
+    /// True once every page of `tools/list` was read on this connection.
+    listed: std::sync::atomic::AtomicBool,
+    /// Held while a call lists the tools to learn their mirrors, so that calls made together
+    /// list them once.
+    listing: tokio::sync::Mutex<()>,
 }
 
 impl Inner {
@@ -226,6 +234,9 @@ impl Inner {
             stderr,
             tokens: AtomicU64::new(0),
             mirrors,
+            excluded: Mutex::new(HashMap::new()),
+            listed: std::sync::atomic::AtomicBool::new(false),
+            listing: tokio::sync::Mutex::new(()),
             logs,
         })
     }
@@ -678,8 +689,49 @@ impl Client {
             .await
     }
 
-    /// A request whose params' members are the pieces of `members` joined.
+    /// A request whose params' members are the pieces of `members` joined. A 2026-07-28
+    /// request the server refuses with UnsupportedProtocolVersion (`-32022`) is made again,
+    /// once, with a new id, in the newest modern revision its `data.supported` lists that the
+    /// client speaks (the spec's version negotiation); the connection keeps that revision
+    /// when the request was in the connection's own.
     async fn raw_request(
+        &self,
+        method: &str,
+        members: &[&str],
+        envelope: Option<ProtocolVersion>,
+        timeout: Duration,
+        opts: Option<CallOptions>,
+        want: Want,
+    ) -> Result<Reply, Error> {
+        let again = opts.as_ref().map(|o| CallOptions {
+            timeout: o.timeout,
+            progress: o.progress.clone(),
+            cancel: o.cancel.clone(),
+        });
+        let sent = envelope.unwrap_or_else(|| lock(&self.inner.core).version());
+        let first = self
+            .send(method, members, envelope, timeout, opts, want)
+            .await;
+        let version = match &first {
+            Err(Error::Rejected(rej)) if sent.is_modern() => crate::core::supported_modern(rej),
+            _ => None,
+        };
+        let Some(version) = version else {
+            return first;
+        };
+        tracing::debug!(
+            "{method}: the server does not take revision {sent}; trying {version}, which it lists"
+        );
+        if envelope.is_none() {
+            lock(&self.inner.core).set_version(version);
+        }
+        let envelope = envelope.map(|_| version);
+        self.send(method, members, envelope, timeout, again, want)
+            .await
+    }
+
+    /// One request on the wire, and its answer.
+    async fn send(
         &self,
         method: &str,
         members: &[&str],
@@ -753,6 +805,7 @@ impl Client {
             }
         })
         .await?;
+        self.inner.listed.store(true, Ordering::SeqCst);
         Ok(tools)
     }
 
@@ -812,8 +865,15 @@ impl Client {
         if self.negotiated.version.is_handshake() {
             return Ok(spec);
         }
-        let m = crate::http::mirrors_of(&spec.input_schema)
-            .map_err(|why| format!("tool {}: {why}", spec.name))?;
+        let m = match crate::http::mirrors_of(&spec.input_schema) {
+            Ok(m) => m,
+            Err(why) => {
+                let why = format!("tool {}: {why}", spec.name);
+                lock(&self.inner.excluded).insert(spec.name, why.clone());
+                return Err(why);
+            }
+        };
+        lock(&self.inner.excluded).remove(&spec.name);
         let mut all = lock(mirrors);
         if m.is_empty() {
             all.remove(&spec.name);
@@ -823,12 +883,48 @@ impl Client {
         Ok(spec)
     }
 
-    /// `tools/call` of `name` with `arguments` (a JSON object as text, or `None`).
+    /// Over 2026-07-28 HTTP, a call must carry the `Mcp-Param-*` headers its tool's schema
+    /// asks for (`x-mcp-header`), so the schema must be known: when the tools were not listed
+    /// on this connection yet, they are listed first (once). A tool left out of the list for
+    /// its annotations is not called.
+    async fn know_tool(&self, name: &str) -> Result<(), Error> {
+        if self.inner.mirrors.is_none() || self.negotiated.version.is_handshake() {
+            return Ok(());
+        }
+        if !self.inner.listed.load(Ordering::SeqCst) {
+            let _one = self.inner.listing.lock().await;
+            if !self.inner.listed.load(Ordering::SeqCst) {
+                match self.list_tools().await {
+                    Ok(_) => {}
+                    // NB. A server that refuses to list may still take the call: it is made,
+                    // with no headers to mirror.
+                    Err(Error::Rejected(rej)) => {
+                        tracing::warn!(
+                            "tools/list, to learn the x-mcp-header mirrors of {name}: {}",
+                            rej.message
+                        );
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        match lock(&self.inner.excluded).get(name) {
+            Some(why) => Err(Error::Protocol(format!(
+                "not called, as the spec says of a tool with invalid x-mcp-header annotations: {why}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// `tools/call` of `name` with `arguments` (a JSON object as text, or `None`). Over
+    /// 2026-07-28 HTTP the tools are listed first when they were not yet on this connection,
+    /// to learn which arguments the call mirrors into `Mcp-Param-*` headers.
     ///
     /// # Errors
     ///
-    /// As [`Client::request`]; [`Error::Protocol`] for a result that is no call result. A
-    /// tool that failed is no error: its result has `is_error`.
+    /// As [`Client::request`]; [`Error::Protocol`] for a result that is no call result, or a
+    /// tool left out of the list for invalid `x-mcp-header` annotations. A tool that failed
+    /// is no error: its result has `is_error`.
     pub async fn call_tool(
         &self,
         name: &str,
@@ -861,6 +957,7 @@ impl Client {
             members[4] = r#","arguments":"#;
             members[5] = a;
         }
+        self.know_tool(name).await?;
         let mut reply = self
             .request_with_input("tools/call", &members, opts, Want::Call)
             .await?;

@@ -59,6 +59,11 @@ impl Core {
         self.version = v;
     }
 
+    /// The revision requests are written in.
+    pub(crate) const fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
     pub(crate) const fn identity(&self) -> &Identity {
         &self.identity
     }
@@ -230,12 +235,7 @@ pub(crate) fn probe_outcome(outcome: Result<RawJson<'_>, &Rejection>) -> Result<
             Ok(modern_in(result.get("supportedVersions")).map_or(Probe::Legacy, Probe::Modern))
         }
         Err(r) if r.code == i64::from(janus_codec::UNSUPPORTED_PROTOCOL_VERSION) => {
-            let supported = r
-                .data
-                .as_deref()
-                .and_then(|d| RawJson::parse(d).ok())
-                .and_then(|d| d.get("supported"));
-            Ok(modern_in(supported).map_or(Probe::Legacy, Probe::Modern))
+            Ok(supported_modern(r).map_or(Probe::Legacy, Probe::Modern))
         }
         Err(r)
             if r.code == -32020 || r.code == i64::from(janus_codec::MISSING_CLIENT_CAPABILITY) =>
@@ -244,6 +244,16 @@ pub(crate) fn probe_outcome(outcome: Result<RawJson<'_>, &Rejection>) -> Result<
         }
         Err(_) => Ok(Probe::Legacy),
     }
+}
+
+/// The newest modern revision the client speaks among the `data.supported` of an
+/// UnsupportedProtocolVersion error (`-32022`), if it is one.
+pub(crate) fn supported_modern(r: &Rejection) -> Option<ProtocolVersion> {
+    if r.code != i64::from(janus_codec::UNSUPPORTED_PROTOCOL_VERSION) {
+        return None;
+    }
+    let data = RawJson::parse(r.data.as_deref()?).ok()?;
+    modern_in(data.get("supported"))
 }
 
 /// The newest modern revision the client speaks among `versions` (an array of strings).

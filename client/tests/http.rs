@@ -202,6 +202,47 @@ async fn input_callbacks_and_header_mirrors_over_http() {
 }
 
 #[tokio::test]
+async fn a_modern_call_lists_the_tools_first_to_mirror_its_headers_and_skips_an_excluded_tool() {
+    let addr = start(asking()).await;
+    // A call on a new connection, the tools never listed: the server checks the
+    // Mcp-Param-Region header against the body, so the call succeeds only with it.
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let r = c
+        .call_tool(
+            "where",
+            Some(r#"{"region":" eu-1"}"#),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(r.text(), "in  eu-1");
+    // A tool left out of the list for its x-mcp-header is not called.
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let e = c
+        .call_tool("bad", Some(r#"{"n":1}"#), CallOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Protocol(m) if m.contains("x-mcp-header") && m.contains("bad")),
+        "{e}"
+    );
+    // In a handshake session there is no header to mirror: the call is made as it is.
+    let c = Client::connect(http(addr), opts(Mode::Legacy))
+        .await
+        .unwrap();
+    let r = c
+        .call_tool("bad", Some(r#"{"n":1}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "bad");
+}
+
+#[tokio::test]
 async fn a_status_that_is_no_mcp_answer_is_typed_and_auto_falls_back_on_it() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     // A server that answers every POST 404 with an HTML page.

@@ -47,6 +47,29 @@ pub(crate) enum Delivery {
     Ended(String),
 }
 
+/// The reconnection time of a response stream that set none (`retry`).
+const DEFAULT_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The most resumptions in a row of one response stream that bring no new event.
+const MAX_RESUMES: u32 = 5;
+
+/// Where a request's response stream is: its parser (and so its reconnection time), the last
+/// event id it gave, and how many resumptions in a row brought nothing new.
+#[derive(Default)]
+struct Stream {
+    parser: Sse,
+    last_id: Option<String>,
+    quiet: u32,
+}
+
+/// True when `data` (an SSE event's) is the answer to request `id`.
+fn answers(data: &str, id: i64) -> bool {
+    Parser::new().parse_single(data.as_bytes()).is_ok_and(|m| {
+        m.id().and_then(janus_codec::Id::as_i64) == Some(id)
+            && (m.result().is_some() || m.error().is_some())
+    })
+}
+
 /// Where deliveries go.
 pub(crate) type Sink = Arc<dyn Fn(Delivery) + Send + Sync>;
 
@@ -129,8 +152,10 @@ pub(crate) async fn writer(
         };
         let modern = msg.envelope().protocol_version.is_some();
         let id = msg.id().and_then(janus_codec::Id::as_i64);
-        if msg.method() == "notifications/cancelled" && modern {
-            // NB. 2026-07-28 HTTP cancels by closing the request's response.
+        if msg.method() == "notifications/cancelled" {
+            // NB. The request's response (or its resumption) is no longer read. 2026-07-28
+            // HTTP cancels by closing it, and sends nothing more; a handshake session is told
+            // with the notification, POSTed below.
             let target = msg.param("requestId").and_then(janus_codec::Id::from_json);
             if let Some(h) = target
                 .and_then(janus_codec::Id::as_i64)
@@ -138,18 +163,20 @@ pub(crate) async fn writer(
             {
                 h.abort();
             }
-            continue;
+            if modern {
+                continue;
+            }
         }
         let headers = request_headers(&shared, &msg, modern);
         let initialize = msg.method() == "initialize";
         let me = Arc::clone(&shared);
         let task = tokio::spawn(async move {
-            me.post(line, headers, id, initialize).await;
+            me.post(line, headers, id, initialize, modern).await;
             if let Some(id) = id {
                 lock(&me.flights).remove(&id);
             }
         });
-        if let (Some(id), true) = (id, modern) {
+        if let Some(id) = id {
             lock(&shared.flights).insert(id, task.abort_handle());
         }
     }
@@ -165,9 +192,15 @@ fn request_headers(
     let mut h = Vec::new();
     let text = |s: &str| HeaderValue::from_str(s).ok();
     if modern {
+        // NB. The header is the envelope's revision, which it must match.
+        let version = msg
+            .envelope()
+            .protocol_version
+            .and_then(RawJson::as_string)
+            .and_then(|v| text(&v));
         h.push((
             HeaderName::from_static("mcp-protocol-version"),
-            HeaderValue::from_static("2026-07-28"),
+            version.unwrap_or(HeaderValue::from_static("2026-07-28")),
         ));
         if msg.is_request() {
             if let Some(v) = text(msg.method()) {
@@ -243,6 +276,7 @@ impl Shared {
         headers: Vec<(HeaderName, HeaderValue)>,
         id: Option<i64>,
         initialize: bool,
+        modern: bool,
     ) {
         let body = line.slice(
             ..line
@@ -277,20 +311,15 @@ impl Shared {
         }
         let mut body = resp.into_body();
         if sse && status.is_success() {
-            let mut parser = Sse::default();
-            while let Some(frame) = body.frame().await {
-                let Ok(frame) = frame else {
-                    self.fail(id, Error::Transport("the response stream broke".into()));
-                    return;
-                };
-                if let Ok(data) = frame.into_data() {
-                    for event in parser.push(&data) {
-                        if let Some(sid) = &sid {
-                            self.learn_session(sid, event.data.as_bytes());
-                        }
-                        self.deliver(event);
-                    }
-                }
+            let mut stream = Stream::default();
+            if self
+                .read_stream(&mut body, &mut stream, id, sid.as_ref())
+                .await
+            {
+                return;
+            }
+            if let Some(id) = id {
+                self.resume(id, stream, modern).await;
             }
             return;
         }
@@ -337,6 +366,132 @@ impl Shared {
         (self.sink)(Delivery::Line(whole));
     }
 
+    /// Reads an SSE response `body` and delivers its messages, until the answer to request
+    /// `id` (true) or the end of the stream, clean or broken (false). `stream` keeps the last
+    /// event id and the reconnection time, for a resumption. `sid` is the session id that
+    /// came with an `initialize`.
+    async fn read_stream(
+        self: &Arc<Self>,
+        body: &mut hyper::body::Incoming,
+        stream: &mut Stream,
+        id: Option<i64>,
+        sid: Option<&HeaderValue>,
+    ) -> bool {
+        while let Some(Ok(frame)) = body.frame().await {
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            for event in stream.parser.push(&data) {
+                if let Some(sid) = sid {
+                    self.learn_session(sid, event.data.as_bytes());
+                }
+                if event.id.is_some() {
+                    stream.last_id.clone_from(&event.id);
+                }
+                // NB. Only a message is progress: a server that primes every resumed stream
+                // (an event id, no data) and sends nothing more is not waited on for ever.
+                if !event.data.is_empty() {
+                    stream.quiet = 0;
+                }
+                let done = id.is_some_and(|id| answers(&event.data, id));
+                self.deliver(event);
+                if done {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The response stream of handshake-era request `id` ended before its answer (SEP-1699:
+    /// a server may close it after a `retry` field, to be polled): after the stream's
+    /// reconnection time, a `GET` with the session and `Last-Event-ID` resumes it, and so on
+    /// until the answer comes, the server refuses, or it sends nothing new [`MAX_RESUMES`]
+    /// times in a row. A 2026-07-28 stream, or one that gave no event id, cannot be resumed:
+    /// the request fails at once rather than at its timeout.
+    async fn resume(self: &Arc<Self>, request: i64, mut stream: Stream, modern: bool) {
+        let id = Some(request);
+        let uri = self.endpoint.uri.clone();
+        loop {
+            let Some(last) = stream.last_id.clone().filter(|_| !modern) else {
+                self.fail(
+                    id,
+                    Error::Transport(format!(
+                        "POST {uri}: the response stream ended before the answer"
+                    )),
+                );
+                return;
+            };
+            if stream.quiet >= MAX_RESUMES {
+                self.fail(
+                    id,
+                    Error::Transport(format!(
+                        "GET {uri}: {MAX_RESUMES} resumptions of the response stream brought nothing new"
+                    )),
+                );
+                return;
+            }
+            stream.quiet += 1;
+            tokio::time::sleep(stream.parser.retry().unwrap_or(DEFAULT_RETRY)).await;
+            let mut headers = self.session_headers();
+            let Ok(last_value) = HeaderValue::from_str(&last) else {
+                self.fail(
+                    id,
+                    Error::Protocol(format!("an SSE event id that is no header value: {last:?}")),
+                );
+                return;
+            };
+            headers.push((HeaderName::from_static("last-event-id"), last_value));
+            let mut req = self.request(Method::GET, Bytes::new(), &headers);
+            req.headers_mut()
+                .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            req.headers_mut().remove(CONTENT_TYPE);
+            let resp = match self.hyper.request(req).await {
+                Ok(r) => r,
+                Err(e) => {
+                    self.fail(
+                        id,
+                        Error::Transport(format!("GET {uri} (resuming): {}", describe(&e, &uri))),
+                    );
+                    return;
+                }
+            };
+            let sse = resp
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            if !resp.status().is_success() || !sse {
+                let status = resp.status().as_u16();
+                self.fail(
+                    id,
+                    Error::Status(
+                        status,
+                        format!("GET {uri} with Last-Event-ID {last} did not resume the stream"),
+                    ),
+                );
+                return;
+            }
+            let mut body = resp.into_body();
+            if self.read_stream(&mut body, &mut stream, id, None).await {
+                return;
+            }
+        }
+    }
+
+    /// The headers of a session's `GET` and `DELETE`: its id and revision (none before
+    /// `initialize` was answered).
+    fn session_headers(&self) -> Vec<(HeaderName, HeaderValue)> {
+        let Some((sid, v)) = lock(&self.session).clone() else {
+            return Vec::new();
+        };
+        let mut h = vec![(HeaderName::from_static("mcp-session-id"), sid)];
+        if let Ok(v) = HeaderValue::from_str(&v) {
+            h.push((HeaderName::from_static("mcp-protocol-version"), v));
+        }
+        h
+    }
+
     /// The answer to `initialize` (`line`, with the `Mcp-Session-Id` it came with): later
     /// POSTs carry the id and the revision, and the session's `GET` stream opens. Learnt
     /// before the answer is delivered, so the client's next request has them.
@@ -371,17 +526,7 @@ impl Shared {
         }
         let me = Arc::clone(self);
         tokio::spawn(async move {
-            let headers = {
-                let s = lock(&me.session).clone();
-                s.map(|(sid, v)| {
-                    let mut h = vec![(HeaderName::from_static("mcp-session-id"), sid)];
-                    if let Ok(v) = HeaderValue::from_str(&v) {
-                        h.push((HeaderName::from_static("mcp-protocol-version"), v));
-                    }
-                    h
-                })
-                .unwrap_or_default()
-            };
+            let headers = me.session_headers();
             let mut req = me.request(Method::GET, Bytes::new(), &headers);
             req.headers_mut()
                 .insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -406,14 +551,12 @@ impl Shared {
 
     /// The client is closing: a session is ended with `DELETE`.
     async fn goodbye(&self) {
-        let session = lock(&self.session).take();
         for (_, h) in lock(&self.flights).drain() {
             h.abort();
         }
-        let Some((sid, v)) = session else { return };
-        let mut headers = vec![(HeaderName::from_static("mcp-session-id"), sid)];
-        if let Ok(v) = HeaderValue::from_str(&v) {
-            headers.push((HeaderName::from_static("mcp-protocol-version"), v));
+        let headers = self.session_headers();
+        if lock(&self.session).take().is_none() {
+            return;
         }
         let req = self.request(Method::DELETE, Bytes::new(), &headers);
         let _ =

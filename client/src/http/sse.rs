@@ -8,16 +8,22 @@ pub(crate) struct Event {
     pub(crate) id: Option<String>,
 }
 
-/// An SSE parser over chunks as they come (`\n`, `\r\n` or `\r` line ends; comments and
-/// `retry` skipped).
+/// An SSE parser over chunks as they come (`\n`, `\r\n` or `\r` line ends; comments
+/// skipped; the last `retry` kept, as the stream's reconnection time).
 #[derive(Debug, Default)]
 pub(crate) struct Sse {
     buf: Vec<u8>,
     event: Event,
     has_data: bool,
+    retry: Option<std::time::Duration>,
 }
 
 impl Sse {
+    /// The reconnection time the stream set with its last valid `retry` field.
+    pub(crate) const fn retry(&self) -> Option<std::time::Duration> {
+        self.retry
+    }
+
     pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
@@ -58,6 +64,12 @@ impl Sse {
                 }
                 "event" => self.event.event = Some(value.to_owned()),
                 "id" => self.event.id = Some(value.to_owned()),
+                // NB. As the SSE standard says: a value that is not all ASCII digits is ignored.
+                "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => {
+                    if let Ok(ms) = value.parse() {
+                        self.retry = Some(std::time::Duration::from_millis(ms));
+                    }
+                }
                 _ => {}
             }
         }
@@ -75,11 +87,16 @@ mod tests {
         let mut got = p.push(b"id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"a\"");
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].data, "");
+        assert_eq!(got[0].id.as_deref(), Some("1-0"));
+        assert_eq!(p.retry(), Some(std::time::Duration::from_millis(1000)));
         got = p.push(b":1}\r\n\r\n: keep-alive\n\ndata: x\ndata: y\r");
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].data, r#"{"a":1}"#);
         assert_eq!(got[0].event.as_deref(), Some("message"));
         got = p.push(b"\n\n");
         assert_eq!(got[0].data, "x\ny");
+        // A retry that is not all digits leaves the last valid one in place.
+        p.push(b"retry: 2s\nretry:\n\n");
+        assert_eq!(p.retry(), Some(std::time::Duration::from_millis(1000)));
     }
 }
