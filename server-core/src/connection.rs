@@ -118,7 +118,6 @@ impl Connection {
 
     fn in_state(server: Arc<Server>, state: State) -> Self {
         let tasks = Arc::clone(server.task_store());
-        static DISCARD: std::sync::OnceLock<Arc<dyn Notify>> = std::sync::OnceLock::new();
         Self {
             server,
             state,
@@ -126,7 +125,7 @@ impl Connection {
             session: Session::default(),
             tasks,
             jobs: Jobs::new(DEFAULT_MAX_RUNNING),
-            notify: Arc::clone(DISCARD.get_or_init(|| Arc::new(Discard))),
+            notify: discard(),
             now_ms: 0,
             notes: RefCell::new(BytesMut::new()),
             principal: None,
@@ -583,6 +582,38 @@ impl Connection {
                 }
             }
         }
+    }
+}
+
+/// The [`Notify`] that drops every notification (shared: it holds nothing).
+fn discard() -> Arc<dyn Notify> {
+    static DISCARD: std::sync::OnceLock<Arc<dyn Notify>> = std::sync::OnceLock::new();
+    Arc::clone(DISCARD.get_or_init(|| Arc::new(Discard)))
+}
+
+impl Connection {
+    /// True when this modern connection may serve another stateless request as if new: it
+    /// holds no job, no action, and nothing of the request it served but its counters.
+    pub(crate) fn is_spare(&self) -> bool {
+        self.state == State::Modern
+            && !self.jobs.has_actions()
+            && self.jobs.foreground() == 0
+            && self.jobs.running() == 0
+            && self.listeners.is_empty()
+            && self.continuing.is_none()
+    }
+
+    /// Lets go of what the last stateless request gave it (its notification channel, its
+    /// caller), before it is kept for the next one.
+    pub(crate) fn release(&mut self) {
+        self.notify = discard();
+        self.principal = None;
+        self.notes.get_mut().clear();
+    }
+
+    /// True when this connection serves `server`.
+    pub(crate) fn serves(&self, server: &Arc<Server>) -> bool {
+        Arc::ptr_eq(&self.server, server)
     }
 }
 

@@ -152,7 +152,12 @@ impl Stateless {
             );
             return None;
         }
-        let mut conn = Connection::modern_server(Arc::clone(&self.server));
+        // NB. A connection that served a request answered at once is kept (one a thread) for
+        // the next: building one a POST was a measured part of a modern POST's cost.
+        let mut conn = SPARE
+            .with(|s| s.borrow_mut().take())
+            .filter(|c| c.serves(&self.server))
+            .unwrap_or_else(|| Connection::modern_server(Arc::clone(&self.server)));
         conn.set_notify(Arc::clone(notify));
         conn.set_principal(principal);
         conn.handle_time(now_ms);
@@ -167,7 +172,18 @@ impl Stateless {
                     background,
                 })
             }
-            Some(Action::Abort(_)) | None => None,
+            Some(Action::Abort(_)) | None => {
+                if conn.is_spare() {
+                    conn.release();
+                    SPARE.with(|s| *s.borrow_mut() = Some(conn));
+                }
+                None
+            }
         }
     }
+}
+
+thread_local! {
+    /// A modern connection kept between stateless requests of this thread.
+    static SPARE: std::cell::RefCell<Option<Connection>> = const { std::cell::RefCell::new(None) };
 }

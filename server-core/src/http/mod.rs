@@ -202,8 +202,23 @@ fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The names of the headers the endpoint reads, parsed once (a name given as text is parsed
+/// again at every lookup).
+mod names {
+    use http::HeaderName;
+    pub(super) const MCP_PROTOCOL_VERSION: HeaderName =
+        HeaderName::from_static("mcp-protocol-version");
+    pub(super) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+    pub(super) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+    pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+    pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+}
+
 /// The one value of header `name`: `Err` when it is there more than once or is not text.
-fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
+fn one_header(
+    headers: &HeaderMap,
+    name: impl http::header::AsHeaderName,
+) -> Result<Option<&str>, ()> {
     let mut values = headers.get_all(name).iter();
     let first = values.next();
     if values.next().is_some() {
@@ -215,12 +230,12 @@ fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>,
 /// Checks the routing headers against the body (`streamable-http.mdx`): `None` when they
 /// agree, else the reason for a `-32020`.
 fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Option<String> {
-    let get = |name: &str| {
-        one_header(headers, name)
+    let get = |name: http::HeaderName| {
+        one_header(headers, &name)
             .map_err(|()| format!("{name} is given more than once, or is not text"))
     };
     let version = msg.envelope().protocol_version.and_then(|v| v.as_string());
-    match get("mcp-protocol-version") {
+    match get(names::MCP_PROTOCOL_VERSION) {
         Err(e) => return Some(e),
         Ok(None) => return Some("the MCP-Protocol-Version header is missing".into()),
         Ok(Some(h)) if Some(h) != version.as_deref() => {
@@ -230,7 +245,7 @@ fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Optio
         }
         Ok(Some(_)) => {}
     }
-    match get("mcp-method") {
+    match get(names::MCP_METHOD) {
         Err(e) => return Some(e),
         Ok(None) => return Some("the Mcp-Method header is missing".into()),
         Ok(Some(m)) if m != msg.method() => {
@@ -248,7 +263,7 @@ fn header_mismatch(headers: &HeaderMap, msg: &janus_codec::Message<'_>) -> Optio
     // NB. A name or URI that is not plain header text (non-ASCII, leading or trailing white
     // space, control characters, or text that looks like the sentinel) comes Base64-encoded,
     // as for `Mcp-Param-*`: the decoded text is what is compared.
-    match (get("mcp-name"), name) {
+    match (get(names::MCP_NAME), name) {
         (Err(e), _) => Some(e),
         (Ok(None), Some(_)) => Some("the Mcp-Name header is missing".into()),
         (Ok(Some(h)), Some(n)) if decode_header_value(h).as_deref() != Some(&*n) => {
@@ -306,7 +321,7 @@ fn param_mismatch(
     let name = msg.param("name").and_then(|n| n.as_string())?;
     let args = msg.param("arguments");
     for (arg, header) in &server.param_headers(&name) {
-        let h = match one_header(headers, &format!("mcp-param-{header}")) {
+        let h = match one_header(headers, format!("mcp-param-{header}")) {
             Ok(h) => h,
             Err(()) => {
                 return Some(format!(
@@ -333,13 +348,48 @@ fn param_mismatch(
     None
 }
 
-/// The driver's [`Notify`] for one request: its notifications, as SSE events.
-struct Events(mpsc::Sender<Bytes>);
+/// A request's notification channel: its sender, and its receiver until the transport takes
+/// it.
+type EventChannel = (
+    mpsc::Sender<Bytes>,
+    std::sync::Mutex<Option<mpsc::Receiver<Bytes>>>,
+);
+
+/// The driver's [`Notify`] for one request: its notifications, as SSE events. The channel is
+/// made when the first notification comes or the transport asks for its receiver: a request
+/// answered at once (most) makes none.
+#[derive(Default)]
+struct Events {
+    chan: std::sync::OnceLock<EventChannel>,
+}
+
+impl Events {
+    fn chan(
+        &self,
+    ) -> &(
+        mpsc::Sender<Bytes>,
+        std::sync::Mutex<Option<mpsc::Receiver<Bytes>>>,
+    ) {
+        self.chan.get_or_init(|| {
+            let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
+            (tx, std::sync::Mutex::new(Some(rx)))
+        })
+    }
+
+    /// The receiving end (once): the stream ends when the request's work lets go of this.
+    fn receiver(&self) -> Option<mpsc::Receiver<Bytes>> {
+        self.chan()
+            .1
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
 
 impl Notify for Events {
     fn notify(&self, _: JobId, line: Bytes) {
         // A full stream (a client that reads too slowly) drops progress and logs.
-        let _ = self.0.try_send(sse_event(&line));
+        let _ = self.chan().0.try_send(sse_event(&line));
     }
 }
 
@@ -362,7 +412,7 @@ impl Inner {
         if let Some(r) = self.check_origin_and_host(req.headers()) {
             return r;
         }
-        let session_id = one_header(req.headers(), "mcp-session-id")
+        let session_id = one_header(req.headers(), &names::MCP_SESSION_ID)
             .ok()
             .flatten()
             .map(str::to_owned);
@@ -370,7 +420,7 @@ impl Inner {
             (&Method::GET, Some(id)) => {
                 let last = req
                     .headers()
-                    .get("last-event-id")
+                    .get(&names::LAST_EVENT_ID)
                     .and_then(|v| v.to_str().ok())
                     .filter(|v| !v.trim().is_empty());
                 return self.sessions.stream(id, last, now_ms());
@@ -430,7 +480,7 @@ impl Inner {
                 why,
             ))
         };
-        match one_header(headers, "origin") {
+        match one_header(headers, &header::ORIGIN) {
             Err(()) => return forbidden("Forbidden: a bad Origin header"),
             Ok(Some(origin)) => {
                 let host = origin.split_once("://").map_or(origin, |(_, h)| h);
@@ -443,7 +493,7 @@ impl Inner {
             Ok(None) => {}
         }
         if self.config.loopback_hosts_only {
-            match one_header(headers, "host") {
+            match one_header(headers, &header::HOST) {
                 Ok(Some(host)) if is_loopback_host(host) => {}
                 // NB. HTTP/2 carries the host in `:authority`, which hyper does not show as a
                 // header: no Host header is served.
@@ -472,9 +522,11 @@ impl Inner {
         // a client's response); a modern request ignores `Mcp-Session-Id`.
         if !modern
             && !initialize
-            && let Ok(Some(id)) = one_header(headers, "mcp-session-id")
+            && let Ok(Some(id)) = one_header(headers, &names::MCP_SESSION_ID)
         {
-            let version = one_header(headers, "mcp-protocol-version").ok().flatten();
+            let version = one_header(headers, &names::MCP_PROTOCOL_VERSION)
+                .ok()
+                .flatten();
             return self
                 .sessions
                 .post(id, version, body, principal, now_ms())
@@ -501,7 +553,9 @@ impl Inner {
                 // NB. A client that announces 2026-07-28 in its header asked for a method that
                 // revision removed (404, as the official suite checks); one that does not is a
                 // legacy client opening its session.
-                let header = one_header(headers, "mcp-protocol-version").ok().flatten();
+                let header = one_header(headers, &names::MCP_PROTOCOL_VERSION)
+                    .ok()
+                    .flatten();
                 if header
                     .and_then(ProtocolVersion::from_wire)
                     .is_some_and(ProtocolVersion::is_modern)
@@ -537,9 +591,10 @@ impl Inner {
                 return json_response(StatusCode::BAD_REQUEST, out);
             }
         }
-        let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
-        let notify: Arc<dyn Notify> = Arc::new(Events(tx.clone()));
-        let mut out = BytesMut::new();
+        let events = Arc::new(Events::default());
+        let notify: Arc<dyn Notify> = Arc::clone(&events) as Arc<dyn Notify>;
+        // NB. Room for a small answer and its head, so the writes do not grow the buffer.
+        let mut out = BytesMut::with_capacity(256 + body.len() / 2);
         let pending = self
             .stateless
             .handle_as(read, now_ms(), &notify, principal, &mut out);
@@ -551,10 +606,13 @@ impl Inner {
                 run_detached(p);
                 answer_now(out)
             }
-            Some(p) => match self.streams.try_open() {
-                Some(permit) => answer_later(p, tx, rx, permit).await,
+            Some(p) => match (self.streams.try_open(), events.receiver()) {
+                (Some(permit), Some(rx)) => {
+                    drop(events);
+                    answer_later(p, rx, permit).await
+                }
                 // NB. The work never started: dropping it is all there is to undo.
-                None => too_many_streams(),
+                _ => too_many_streams(),
             },
         }
     }
@@ -602,15 +660,12 @@ fn run_detached(p: Pending) {
 /// stream when a notification comes first.
 async fn answer_later(
     mut p: Pending,
-    notes: mpsc::Sender<Bytes>,
     mut events: mpsc::Receiver<Bytes>,
     permit: StreamPermit,
 ) -> Response<McpBody> {
     let Some(work) = p.take_work() else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
     };
-    // The request's own sender goes: the stream ends once the work's are gone too.
-    drop(notes);
     let work = tokio::spawn(work);
     let mut guard = AbortOnDrop(vec![work.abort_handle()]);
     let (done_tx, mut done_rx) = mpsc::channel::<BytesMut>(1);
