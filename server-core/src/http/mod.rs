@@ -364,12 +364,7 @@ struct Events {
 }
 
 impl Events {
-    fn chan(
-        &self,
-    ) -> &(
-        mpsc::Sender<Bytes>,
-        std::sync::Mutex<Option<mpsc::Receiver<Bytes>>>,
-    ) {
+    fn chan(&self) -> &EventChannel {
         self.chan.get_or_init(|| {
             let (tx, rx) = mpsc::channel(crate::serve::MAX_PENDING_NOTES);
             (tx, std::sync::Mutex::new(Some(rx)))
