@@ -44,9 +44,22 @@ pub(super) struct Sessions {
     node: String,
     max: usize,
     idle: Duration,
-    map: Mutex<HashMap<String, Arc<Session>>>,
+    map: Mutex<Map>,
     streams: Arc<Streams>,
 }
+
+/// The live sessions, and when the idle ones are next dropped.
+#[derive(Debug, Default)]
+struct Map {
+    sessions: HashMap<String, Arc<Session>>,
+    /// NB. The sweep of idle sessions runs at most once a [`SWEEP_EVERY_MS`] (or when room is
+    /// needed): run at every request, it locked every session's state, a cost that grew with
+    /// the number of sessions. A session looked up is checked on its own.
+    next_sweep_ms: u64,
+}
+
+/// How often idle sessions are swept away, at most.
+const SWEEP_EVERY_MS: u64 = 1_000;
 
 #[derive(Debug)]
 struct Session {
@@ -256,21 +269,36 @@ impl Sessions {
             node,
             max,
             idle,
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(Map::default()),
         }
     }
 
     fn get(&self, id: &str, now_ms: u64) -> Option<Arc<Session>> {
         let mut map = lock(&self.map);
-        self.expire(&mut map, now_ms);
-        let s = map.get(id).cloned()?;
-        lock(&s.state).last_used_ms = now_ms;
+        if now_ms >= map.next_sweep_ms {
+            self.expire(&mut map, now_ms);
+        }
+        let s = map.sessions.get(id).cloned()?;
+        let mut st = lock(&s.state);
+        if now_ms.saturating_sub(st.last_used_ms) >= self.idle_ms() {
+            drop(st);
+            map.sessions.remove(id);
+            return None;
+        }
+        st.last_used_ms = now_ms;
+        drop(st);
         Some(s)
     }
 
-    fn expire(&self, map: &mut HashMap<String, Arc<Session>>, now_ms: u64) {
-        let idle = u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX);
-        map.retain(|_, s| now_ms.saturating_sub(lock(&s.state).last_used_ms) < idle);
+    fn idle_ms(&self) -> u64 {
+        u64::try_from(self.idle.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn expire(&self, map: &mut Map, now_ms: u64) {
+        let idle = self.idle_ms();
+        map.sessions
+            .retain(|_, s| now_ms.saturating_sub(lock(&s.state).last_used_ms) < idle);
+        map.next_sweep_ms = now_ms.saturating_add(SWEEP_EVERY_MS.min(idle));
     }
 
     /// `initialize`: a new session, answered with its id.
@@ -282,8 +310,10 @@ impl Sessions {
     ) -> Response<McpBody> {
         let id = {
             let mut map = lock(&self.map);
-            self.expire(&mut map, now_ms);
-            if map.len() >= self.max {
+            if now_ms >= map.next_sweep_ms || map.sessions.len() >= self.max {
+                self.expire(&mut map, now_ms);
+            }
+            if map.sessions.len() >= self.max {
                 return refuse(
                     StatusCode::SERVICE_UNAVAILABLE,
                     crate::LIMIT_REACHED,
@@ -314,7 +344,7 @@ impl Sessions {
                     }),
                 }
             });
-            map.insert(id.clone(), session);
+            map.sessions.insert(id.clone(), session);
             id
         };
         let Some(session) = self.get(&id, now_ms) else {
@@ -326,7 +356,7 @@ impl Sessions {
         {
             r.headers_mut().insert("mcp-session-id", v);
         } else {
-            lock(&self.map).remove(&id);
+            lock(&self.map).sessions.remove(&id);
         }
         r
     }
@@ -424,7 +454,7 @@ impl Sessions {
 
     /// `DELETE`: ends the session (its work is dropped).
     pub(super) fn delete(&self, id: &str) -> Response<McpBody> {
-        match lock(&self.map).remove(id) {
+        match lock(&self.map).sessions.remove(id) {
             Some(s) => {
                 for h in lock(&s.state).handles.values() {
                     h.abort();
