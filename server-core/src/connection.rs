@@ -213,6 +213,7 @@ impl Connection {
             self.fail_task(
                 task,
                 "The task's work stopped before it ended: its connection closed",
+                out,
             );
         }
         // No answer to the server's input requests can come any more.

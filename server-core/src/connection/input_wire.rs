@@ -364,7 +364,12 @@ impl Connection {
 
     /// `tasks/update` answered every request of a parked task: its call is handled again
     /// with the answers, as the task's work.
-    pub(super) fn resume_task(&mut self, task: String, parked: crate::tasks::Parked) {
+    pub(super) fn resume_task(
+        &mut self,
+        task: String,
+        parked: crate::tasks::Parked,
+        out: &mut BytesMut,
+    ) {
         let parser = self.parser;
         let Ok(again) = parser.parse_single(&parked.frame) else {
             return;
@@ -380,7 +385,7 @@ impl Connection {
         self.replay = None;
         if self.continuing.take().is_some() {
             // The call failed before it reached its task (the tool is gone, say).
-            self.fail_task(task, "The task's call could not be resumed");
+            self.fail_task(task, "The task's call could not be resumed", out);
         }
     }
 

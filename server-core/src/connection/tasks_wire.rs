@@ -121,6 +121,15 @@ impl Waiting {
         }
     }
 
+    /// For request `id`, whose request was already read (its size is counted no more).
+    fn answering(id: &IdBuf) -> Self {
+        Self {
+            request: Some(id.clone()),
+            kind: Kind::Store,
+            cost: 0,
+        }
+    }
+
     /// For no request: the store keeps what a job's end made of its task.
     pub(super) const fn background() -> Self {
         Self {
@@ -187,7 +196,7 @@ impl Connection {
     }
 
     /// Fails task `task` with `-32603` and `message` (its work stopped, or could not start).
-    pub(super) fn fail_task(&mut self, task: String, message: &str) {
+    pub(super) fn fail_task(&mut self, task: String, message: &str, out: &mut BytesMut) {
         let e = RpcError::new(INTERNAL_ERROR, message.to_owned());
         let failed =
             self.tasks
@@ -200,7 +209,7 @@ impl Connection {
                     c.answer_waiters(&t, out);
                 }
             },
-            &mut BytesMut::new(),
+            out,
         );
     }
 
@@ -253,13 +262,8 @@ impl Connection {
         out: &mut BytesMut,
     ) {
         let created = self.tasks.create(self.now_ms, ttl);
-        let waiting = Waiting {
-            request: Some(id.clone()),
-            kind: Kind::Store,
-            cost: 0,
-        };
         self.after(
-            waiting,
+            Waiting::answering(&id),
             created,
             move |c, created, out| match created {
                 Ok(t) => c.run_task(&id, shape, legacy, t, work, out),
@@ -310,13 +314,8 @@ impl Connection {
                     .tasks
                     .advance(&task.id, self.now_ms, status, Some(ended));
                 let id = id.clone();
-                let waiting = Waiting {
-                    request: Some(id.clone()),
-                    kind: Kind::Store,
-                    cost: 0,
-                };
                 self.after(
-                    waiting,
+                    Waiting::answering(&id),
                     moved,
                     move |c, moved, out| match moved {
                         Ok(Some((t, _))) => {
@@ -480,7 +479,7 @@ impl Connection {
                         Ok(None) => unknown_task(out, id.as_id(), &task_id),
                         Ok(Some(ready)) => {
                             if let Some(parked) = ready {
-                                c.resume_task(task_id, parked);
+                                c.resume_task(task_id, parked, out);
                             }
                             // tasks/update answers an empty acknowledgement.
                             write_ack(out, &c.server, id.as_id(), shape);
