@@ -15,5 +15,5 @@ if [[ "${1:-}" == "--criterion" ]]; then
   shift
   exec cargo bench --locked --target-dir target/native -p janus-bench --bench codec -- "$@"
 fi
-cargo build --release --locked --target-dir target/native --bin janus
+cargo build --release --locked --target-dir target/native --bin janus --bin janus-bench
 exec target/native/release/janus bench --codec-only "$@"

@@ -24,6 +24,8 @@ use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+/// The benchmark's executable, which serves the rmcp peer.
+const JANUS_BENCH: &str = env!("CARGO_BIN_EXE_janus-bench");
 /// No case may take longer: a hang is a failure.
 const CASE_LIMIT: Duration = Duration::from_secs(60);
 
@@ -289,7 +291,7 @@ async fn rmcp_servers_in_every_mode_and_transport() {
         case(
             "rmcp 3.11",
             "stdio",
-            stdio(JANUS, &["rmcp-peer"]),
+            stdio(JANUS_BENCH, &["rmcp-peer"]),
             mode,
             rev,
         )
@@ -308,7 +310,7 @@ async fn rmcp_servers_in_every_mode_and_transport() {
         if sessions {
             args.push("--sessions".into());
         }
-        let s = serve_on(JANUS, &args, port, "/mcp").await;
+        let s = serve_on(JANUS_BENCH, &args, port, "/mcp").await;
         for (mode, rev) in ALL_MODES {
             case("rmcp 3.11", name, http(&s.url), mode, rev).await;
         }

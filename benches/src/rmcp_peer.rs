@@ -2,8 +2,8 @@
 //! (`echo`, `add`, `fail`), the same resource (`demo://text-64k`) and the same prompt
 //! (`greet`), so the benchmark compares servers on the same work.
 //!
-//! `janus rmcp-peer` runs it on rmcp's `stdio()` transport (tokio's blocking-pool stdio);
-//! `janus rmcp-peer --pipes` on rmcp's `stdio_pipes()` (non-blocking pipes), which takes the
+//! `janus-bench rmcp-peer` runs it on rmcp's `stdio()` transport (tokio's blocking-pool stdio);
+//! `janus-bench rmcp-peer --pipes` on rmcp's `stdio_pipes()` (non-blocking pipes), which takes the
 //! transport's own cost out of the comparison.
 
 use rmcp::model::{
