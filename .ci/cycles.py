@@ -33,7 +33,7 @@ def strip_comments(text: str) -> str:
     module, at the bottom of a file by the house style)."""
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    cut = re.search(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text)
+    cut = re.search(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
     return text[: cut.start()] if cut else text
 
 

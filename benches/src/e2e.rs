@@ -5,6 +5,7 @@
 //! against Janus are the medians of the ratios of each run's pair.
 
 use crate::load::{self, Budget, Era, Resources, Target};
+use crate::units::{rate, secs, size};
 use serde::Serialize;
 use std::fmt;
 use std::io::{self, Write as _};
@@ -31,10 +32,6 @@ pub struct Plan {
     pub max_requests: u64,
     /// Connections of the mixed-era TCP run (half legacy, half modern); 0 for none.
     pub mixed_connections: usize,
-}
-
-pub(crate) fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 impl Plan {
@@ -418,24 +415,6 @@ pub fn run(
         http: None,
         client: None,
     })
-}
-
-pub(crate) fn rate(x: f64) -> String {
-    if x >= 1e6 {
-        format!("{:.2} M", x / 1e6)
-    } else if x >= 1e3 {
-        format!("{:.1} k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
-}
-
-pub(crate) fn size(b: usize) -> String {
-    match b {
-        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
-        b if b >= 1 << 10 => format!("{} KiB", b >> 10),
-        b => format!("{b} B"),
-    }
 }
 
 impl fmt::Display for Report {

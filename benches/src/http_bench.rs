@@ -6,9 +6,9 @@
 //! the machine's speed hits every server alike. Figures are medians over runs; a ratio is the
 //! median of the ratios of each run's pair.
 
-use crate::e2e::{rate, size};
 use crate::http_load::{self, HttpTarget, Load, Running};
 use crate::load::{self, Era};
+use crate::units::{rate, size};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt;
@@ -21,7 +21,7 @@ pub struct HttpPlan {
     /// The name of the plan.
     pub name: &'static str,
     /// Time of one measurement.
-    #[serde(serialize_with = "crate::e2e::secs")]
+    #[serde(serialize_with = "crate::units::secs")]
     pub time: Duration,
     /// The connection counts measured.
     pub connections: Vec<usize>,
