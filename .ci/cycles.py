@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Module import cycles in the workspace's crates.
 
-A crate's modules are grouped by their top-level module (`connection` holds
-`connection/tasks_wire.rs`): an edge A -> B is a path `crate::B...` (or a `super::` path
-that climbs out of A to B) written in a file of A. A cycle is a strongly connected set of
-two or more top-level modules. Prints each cycle and exits 1 when there is any.
+Checked at every level of a crate: among the top-level modules, and among the child modules
+of each folder module (`engine/` holds `connection`, `server`, ...; `connection` holds
+`connection/jobs.rs`). An edge A -> B is a path (`crate::...`, `super::...`, or through a
+name the crate root re-exports) written in a file of A or below that names B or below. A
+cycle is a strongly connected set of two or more siblings. Prints each cycle and exits 1
+when there is any.
 
     python3 .ci/cycles.py [CRATE_SRC ...]   (default: every crate of the workspace)
 """
@@ -37,22 +39,30 @@ def strip_comments(text: str) -> str:
     return text[: cut.start()] if cut else text
 
 
-def reexports(src: Path) -> dict[str, str]:
-    """Names the crate root re-exports (`pub use m::{A, B}`), and the module each is from:
-    `crate::A` is an edge to `m`."""
-    out: dict[str, str] = {}
+def reexports(src: Path) -> dict[str, list[str]]:
+    """Names the crate root re-exports (`pub use a::b::{C, D}`, `pub use a::b;`), and the path
+    each stands for: `crate::C` is a path into `a::b`."""
+    out: dict[str, list[str]] = {}
     for root in ("lib.rs", "main.rs"):
         f = src / root
         if not f.exists():
             continue
         text = strip_comments(f.read_text())
-        for m, body in re.findall(r"pub use (\w+)::\{([^}]*)\}", text):
+        for prefix, body in re.findall(r"pub use ((?:\w+::)*\w+)::\{([^}]*)\}", text):
             for item in re.split(r"[,\s]+", body):
-                name = item.split(" as ")[-1].strip()
-                if name:
-                    out[name] = m
-        for m, item in re.findall(r"pub use (\w+)(?:::\w+)*::(\w+);", text):
-            out[item] = m
+                parts = item.split(" as ")
+                name = parts[-1].strip()
+                if name and name != "self":
+                    out[name] = prefix.split("::") + [parts[0].strip()]
+        for path in re.findall(r"pub use ((?:\w+::)+\w+);", text):
+            segs = path.split("::")
+            out[segs[-1]] = segs
+    # A re-export may name another (`pub use connection::{Connection}` after
+    # `pub use engine::connection`): expand until the path starts at a real module.
+    for _ in range(4):
+        for name, segs in out.items():
+            if segs[0] in out and out[segs[0]][-1] == segs[0] and out[segs[0]] != [segs[0]]:
+                out[name] = out[segs[0]] + segs[1:]
     return out
 
 
@@ -70,17 +80,31 @@ def targets(module: list[str], kind: str, rest: str) -> list[str] | None:
     return base + segs
 
 
-def edges(src: Path) -> dict[str, set[str]]:
-    mods = {p.stem for p in src.glob("*.rs")} | {p.name for p in src.iterdir() if p.is_dir()}
-    # NB. `tests` is the crate's cfg(test) support (oracles, seeds), not part of its layers.
-    mods -= {"lib", "main", "tests"}
+def modules(src: Path) -> set[tuple[str, ...]]:
+    """Every module of the crate that is a file (or a folder), by path. `tests` is the crate's
+    cfg(test) support (oracles, seeds), not part of its layers."""
+    out: set[tuple[str, ...]] = set()
+    for f in src.rglob("*.rs"):
+        m = module_of(src, f)
+        if m and m[0] != "tests":
+            for i in range(1, len(m) + 1):
+                out.add(tuple(m[:i]))
+    return out
+
+
+def edges(src: Path) -> dict[tuple[str, ...], dict[str, set[str]]]:
+    """For each folder module (the crate root is `()`), the graph of its child modules: an edge
+    A -> B when a file in A (or below) names a path in B (or below). A path from a module to
+    its own ancestor or descendant is no edge: a parent holds its children."""
+    mods = modules(src)
     roots = reexports(src)
-    graph: dict[str, set[str]] = {m: set() for m in mods}
+    graphs: dict[tuple[str, ...], dict[str, set[str]]] = {}
+    for m in mods:
+        graphs.setdefault(m[:-1], {})[m[-1]] = set()
     for f in src.rglob("*.rs"):
         module = module_of(src, f)
-        if not module or module[0] not in mods:
+        if not module or module[0] == "tests":
             continue
-        here = module[0]
         text = strip_comments(f.read_text())
         paths = [(k, r) for k, r in PATH.findall(text)]
         for kind, prefix, group in USE_GROUP.findall(text):
@@ -90,11 +114,21 @@ def edges(src: Path) -> dict[str, set[str]]:
                     paths.append((kind, f"{prefix}::{item}"))
         for kind, rest in paths:
             t = targets(module, kind, rest)
-            if t and t[0] not in mods:
-                t = [roots[t[0]]] if t[0] in roots else None
-            if t and t[0] in mods and t[0] != here:
-                graph[here].add(t[0])
-    return graph
+            if not t:
+                continue
+            if (t[0],) not in mods and t[0] in roots:
+                t = roots[t[0]] + t[1:]
+            # The longest module the path names (the rest is an item).
+            while t and tuple(t) not in mods:
+                t = t[:-1]
+            if not t:
+                continue
+            n = 0
+            while n < min(len(t), len(module)) and t[n] == module[n]:
+                n += 1
+            if n < len(t) and n < len(module):
+                graphs[tuple(module[:n])][module[n]].add(t[n])
+    return graphs
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -137,11 +171,12 @@ def main() -> int:
     found = 0
     for c in crates:
         src = ROOT / c
-        graph = edges(src)
-        for scc in cycles(graph):
-            found += 1
-            links = [f"{a} -> {b}" for a in scc for b in sorted(graph[a]) if b in scc]
-            print(f"{c}: cycle among {', '.join(scc)} ({'; '.join(links)})")
+        for level, graph in sorted(edges(src).items()):
+            where = "/".join((c,) + level)
+            for scc in cycles(graph):
+                found += 1
+                links = [f"{a} -> {b}" for a in scc for b in sorted(graph[a]) if b in scc]
+                print(f"{where}: cycle among {', '.join(scc)} ({'; '.join(links)})")
     if found:
         print(f"cycles: {found} module import cycle(s)")
         return 1

@@ -26,8 +26,8 @@ mod rounds;
 
 use book::{Book, Waiter};
 
+use crate::result::ResultType;
 pub use lifecycle::{AutoCache, Mode, Negotiated, PROBE_TIMEOUT};
-pub(crate) use rounds::ResultType;
 
 /// The default timeout of a request.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

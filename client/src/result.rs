@@ -3,6 +3,7 @@
 //! server's stamp in `_meta`) is read and left out, so the same tool served in two eras gives
 //! equal results.
 
+use crate::error::Error;
 use crate::json::{canonical, opt_string};
 use janus_codec::RawJson;
 
@@ -137,10 +138,7 @@ impl CallResult {
 
     /// Reads a `tools/call` result and its `resultType` in one walk: the result only when
     /// it is complete.
-    pub(crate) fn read(
-        result: RawJson<'_>,
-    ) -> (crate::client::ResultType, Option<Result<Self, String>>) {
-        use crate::client::ResultType;
+    pub(crate) fn read(result: RawJson<'_>) -> (ResultType, Option<Result<Self, String>>) {
         if !result.is_object() {
             let e = Err("a tools/call result that is not an object".into());
             return (ResultType::Complete, Some(e));
@@ -218,6 +216,39 @@ pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
     }
     out.extend_from_slice(b"}");
     String::from_utf8(out.to_vec()).ok()
+}
+
+/// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
+/// invalid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResultType {
+    Complete,
+    InputRequired,
+    Unknown(String),
+}
+
+impl ResultType {
+    /// The type of result `r` (one walk over its members).
+    pub(crate) fn of(r: RawJson<'_>) -> Self {
+        Self::named(r.get("resultType"))
+    }
+
+    /// The type a `resultType` member names.
+    pub(crate) fn named(v: Option<RawJson<'_>>) -> Self {
+        match v.and_then(RawJson::as_string).as_deref() {
+            None | Some("complete") => Self::Complete,
+            Some("input_required") => Self::InputRequired,
+            Some(other) => Self::Unknown(other.to_owned()),
+        }
+    }
+
+    /// The type, or the error an unknown one is.
+    pub(crate) fn check(&self) -> Result<&Self, Error> {
+        match self {
+            Self::Unknown(t) => Err(Error::Protocol(format!("unknown resultType {t:?}"))),
+            known => Ok(known),
+        }
+    }
 }
 
 #[cfg(test)]

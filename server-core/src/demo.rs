@@ -1,10 +1,10 @@
 //! The demo server that `janus serve` ships: the tools `echo`, `add`, `fail` and `sleep`, the
 //! resource `demo://text-64k` (64 KiB of text that never changes) and the prompt `greet`.
 
-use crate::ctx::Ctx;
-use crate::json::{Json, RpcError};
-use crate::server::{Server, ServerBuilder};
-use crate::tools::{Args, Output, TaskSupport, ToolSpec};
+use crate::api::ctx::Ctx;
+use crate::api::tools::{Args, Output, TaskSupport, ToolSpec};
+use crate::engine::server::{Server, ServerBuilder};
+use crate::model::json::{Json, RpcError};
 use std::sync::Arc;
 
 /// The longest `sleep` accepted, in milliseconds.
@@ -116,11 +116,11 @@ pub fn text_64k() -> String {
 /// `greet {name}`: one user message asking for a greeting of `name`.
 fn greet(
     _: &Ctx<'_>,
-    args: crate::prompts::PromptArgs<'_>,
-    out: &mut crate::prompts::PromptMessages,
+    args: crate::api::prompts::PromptArgs<'_>,
+    out: &mut crate::api::prompts::PromptMessages,
 ) -> Result<(), RpcError> {
     let name = args.str("name").unwrap_or_default();
-    out.user(crate::content::Content::text(format!(
+    out.user(crate::model::content::Content::text(format!(
         "Write a short, friendly greeting for {name}."
     )));
     Ok(())
@@ -142,13 +142,13 @@ pub fn builder() -> ServerBuilder {
         .tool(specs.next().expect("add spec"), add)
         .tool(specs.next().expect("fail spec"), fail)
         .static_resource(
-            crate::resources::ResourceSpec::new(TEXT_64K_URI, "text-64k")
+            crate::api::resources::ResourceSpec::new(TEXT_64K_URI, "text-64k")
                 .mime_type("text/plain")
                 .description("64 KiB of text that never changes"),
-            crate::resources::StaticResource::text(&text_64k(), None),
+            crate::api::resources::StaticResource::text(&text_64k(), None),
         )
         .prompt(
-            crate::prompts::PromptSpec::new("greet", "Asks for a greeting").argument(
+            crate::api::prompts::PromptSpec::new("greet", "Asks for a greeting").argument(
                 "name",
                 "whom to greet",
                 true,
@@ -171,8 +171,8 @@ pub fn builder() -> ServerBuilder {
 ///
 /// Never at once: bad arguments give a result with `isError: true`.
 #[cfg(feature = "tokio")]
-pub fn sleep(ctx: &Ctx<'_>, args: Args<'_>) -> Result<crate::tools::ToolFuture, RpcError> {
-    use crate::tools::ToolResult;
+pub fn sleep(ctx: &Ctx<'_>, args: Args<'_>) -> Result<crate::api::tools::ToolFuture, RpcError> {
+    use crate::api::tools::ToolResult;
     let ms = args.i64("ms").and_then(|ms| u64::try_from(ms).ok());
     let report = ctx.progress_token().is_some();
     let ctx = ctx.to_owned();

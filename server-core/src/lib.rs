@@ -44,31 +44,23 @@
 //! - `serde`: typed tools (`typed`, `ServerBuilder::typed_tool`):
 //!   arguments and results as Rust types, their JSON Schemas generated with schemars.
 
-pub mod complete;
-pub mod connection;
-pub mod content;
-pub mod ctx;
+mod api;
 pub mod demo;
-#[cfg(feature = "http")]
-pub mod http;
-pub mod input;
-pub mod jobs;
-pub mod json;
-pub mod prompts;
-pub mod resources;
-pub mod server;
-pub mod stateless;
-pub mod store;
-pub mod tasks;
-pub mod tools;
-#[cfg(feature = "serde")]
-pub mod typed;
-mod wire;
+mod drivers;
+mod engine;
+mod model;
 
+#[cfg(feature = "serde")]
+pub use api::typed;
+pub use api::{complete, ctx, input, prompts, resources, tools};
+#[cfg(feature = "http")]
+pub use drivers::http;
 #[cfg(feature = "tokio")]
-pub mod serve;
-#[cfg(all(feature = "tokio", unix))]
-mod stdio;
+pub use drivers::serve;
+pub use drivers::stateless;
+pub use engine::connection::jobs;
+pub use engine::{connection, server, store, tasks};
+pub use model::{content, json};
 
 pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
 pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};

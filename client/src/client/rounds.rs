@@ -3,6 +3,7 @@
 
 use super::{CallOptions, Client, Reply, Want};
 use crate::error::Error;
+use crate::result::ResultType;
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
 
@@ -104,38 +105,5 @@ impl Client {
             responses.extend_from_slice(s.as_str().as_bytes());
         }
         Ok(String::from_utf8_lossy(&responses).into_owned())
-    }
-}
-
-/// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is
-/// invalid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ResultType {
-    Complete,
-    InputRequired,
-    Unknown(String),
-}
-
-impl ResultType {
-    /// The type of result `r` (one walk over its members).
-    pub(crate) fn of(r: RawJson<'_>) -> Self {
-        Self::named(r.get("resultType"))
-    }
-
-    /// The type a `resultType` member names.
-    pub(crate) fn named(v: Option<RawJson<'_>>) -> Self {
-        match v.and_then(RawJson::as_string).as_deref() {
-            None | Some("complete") => Self::Complete,
-            Some("input_required") => Self::InputRequired,
-            Some(other) => Self::Unknown(other.to_owned()),
-        }
-    }
-
-    /// The type, or the error an unknown one is.
-    pub(crate) fn check(&self) -> Result<&Self, Error> {
-        match self {
-            Self::Unknown(t) => Err(Error::Protocol(format!("unknown resultType {t:?}"))),
-            known => Ok(known),
-        }
     }
 }

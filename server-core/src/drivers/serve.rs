@@ -1,0 +1,560 @@
+//! The tokio driver: serves [`Connection`]s over stdio, TCP, or any byte stream.
+//!
+//! The driver only does what the connection asks: it reads frames into it, spawns the work of
+//! each [`Action::Run`], aborts what an [`Action::Abort`] names, reports each job's end
+//! (a panic included) and each notification a job sends, tells it the time, and writes.
+//! Everything that is ready after a read goes out in one write.
+//!
+//! Backpressure: at most [`Config::max_in_flight`] jobs run per connection; more wait in the
+//! connection's queue, and reading goes on, so a `notifications/cancelled` always acts at
+//! once. Reading pauses only when the queued work reaches [`Config::max_queued_bytes`], and
+//! when the client stops reading its answers (a write stalls).
+//! At end of input every request in flight is finished and written, then the connection ends;
+//! tasks' background work ends with it.
+//! A [`Shutdown`] does the same for every connection at once, for at most
+//! [`Config::drain`].
+
+use crate::api::ctx::{JobId, Notify};
+use crate::engine::connection::Connection;
+use crate::engine::connection::jobs::{Action, JobEnd};
+use crate::engine::server::Server;
+use bytes::{Bytes, BytesMut};
+use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec};
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+use tokio::task::{AbortHandle, JoinSet};
+
+/// The default most jobs running per connection.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = crate::engine::connection::DEFAULT_MAX_RUNNING;
+/// The default bound of the work waiting to run, per connection, before reading pauses.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 16 * 1024 * 1024;
+/// The default time a shutdown gives requests in flight.
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(10);
+/// How much the driver asks for in one read.
+const READ_CHUNK: usize = 64 * 1024;
+/// Output beyond this is written before more frames are handled.
+const WRITE_HIGH_WATER: usize = 1024 * 1024;
+
+/// Settings of the driver.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The longest line accepted (a longer one is answered `-32600` and skipped).
+    pub max_frame_len: usize,
+    /// The most jobs running at once per connection (at least 1); more wait in a queue.
+    pub max_in_flight: usize,
+    /// The most work waiting to run per connection, estimated in bytes, before reading
+    /// pauses.
+    pub max_queued_bytes: usize,
+    /// How long a shutdown waits for requests in flight.
+    pub drain: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+            drain: DEFAULT_DRAIN,
+        }
+    }
+}
+
+impl Config {
+    /// Checks the settings.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` naming the setting that is zero.
+    pub fn check(&self) -> io::Result<()> {
+        let zero = |what: &str| {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what} must be at least 1"),
+            ))
+        };
+        if self.max_in_flight == 0 {
+            return zero("max_in_flight");
+        }
+        if self.max_frame_len == 0 {
+            return zero("max_frame_len");
+        }
+        if self.max_queued_bytes == 0 {
+            return zero("max_queued_bytes");
+        }
+        Ok(())
+    }
+}
+
+/// Stops serving, gracefully: connections read no more, finish what is in flight (for at
+/// most [`Config::drain`]) and end; listeners accept no more. Cloning shares the handle.
+#[derive(Debug, Clone)]
+pub struct Shutdown(pub(crate) Arc<watch::Sender<bool>>);
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Shutdown {
+    /// A handle not yet triggered.
+    #[must_use]
+    pub fn new() -> Self {
+        Self(Arc::new(watch::channel(false).0))
+    }
+
+    /// Starts the shutdown.
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// True once triggered.
+    #[must_use]
+    pub fn is_triggered(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once triggered.
+    pub async fn triggered(&self) {
+        let mut rx = self.0.subscribe();
+        // An error means the sender is gone, which cannot happen while `self` holds it.
+        let _ = rx.wait_for(|t| *t).await;
+    }
+}
+
+/// The driver's [`Notify`]: notifications of running work come back to the connection's
+/// task through a channel.
+///
+/// The channel is bounded ([`MAX_PENDING_NOTES`]): when a job notifies faster than the client
+/// reads, the notifications past the bound are dropped, so memory stays bounded whatever a
+/// tool does.
+struct Channel(mpsc::Sender<(JobId, Bytes)>);
+
+/// The most notifications of running work waiting to be written, per connection.
+pub const MAX_PENDING_NOTES: usize = 4096;
+
+impl Notify for Channel {
+    fn notify(&self, job: JobId, line: Bytes) {
+        // A send fails once the connection has ended (nothing is wanted then) or when the
+        // channel is full (the client reads too slowly: progress and logs are dropped).
+        if self.0.try_send((job, line)).is_err() {
+            tracing::trace!(job = job.get(), "a notification was dropped");
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Runs a connection's jobs as tokio tasks: the driver's half of the job book, shared by
+/// [`serve_stream`], the tests and the fuzz target.
+///
+/// [`Runner::attach`] it to a connection, [`Runner::act`] after each frame, and await
+/// [`Runner::next`] while [`Runner::is_idle`] is false: it takes the next job end (a panic
+/// included) or notification to the connection, whose answers go to the output.
+pub struct Runner {
+    set: JoinSet<(JobId, JobEnd)>,
+    /// The job of each tokio task, for the ones that panic.
+    jobs: HashMap<tokio::task::Id, JobId>,
+    handles: HashMap<JobId, AbortHandle>,
+    notes_tx: mpsc::Sender<(JobId, Bytes)>,
+    notes: mpsc::Receiver<(JobId, Bytes)>,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("running", &self.set.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Runner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Runner {
+    /// A runner with nothing running.
+    #[must_use]
+    pub fn new() -> Self {
+        let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
+        Self {
+            set: JoinSet::new(),
+            jobs: HashMap::new(),
+            handles: HashMap::new(),
+            notes_tx,
+            notes,
+        }
+    }
+
+    /// Routes the notifications of `conn`'s jobs through this runner.
+    pub fn attach(&self, conn: &mut Connection) {
+        conn.set_notify(Arc::new(Channel(self.notes_tx.clone())));
+    }
+
+    /// True when no job runs.
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Carries out the connection's actions: spawns what it runs, aborts what it names.
+    #[inline]
+    pub fn act(&mut self, conn: &mut Connection) {
+        // Most frames (inline tools) start nothing: one check, no call.
+        if conn.has_actions() {
+            self.act_on(conn);
+        }
+    }
+
+    fn act_on(&mut self, conn: &mut Connection) {
+        while let Some(action) = conn.poll_action() {
+            match action {
+                Action::Run { job, work } => {
+                    let handle = self
+                        .set
+                        .spawn(async move { (job, JobEnd::Finished(work.await)) });
+                    self.jobs.insert(handle.id(), job);
+                    self.handles.insert(job, handle);
+                }
+                Action::Abort(job) => {
+                    if let Some(h) = self.handles.remove(&job) {
+                        self.jobs.remove(&h.id());
+                        h.abort();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for the next job end or notification and hands it (and whatever else is ready)
+    /// to the connection; then carries out its actions. Cancel-safe: an event is taken only
+    /// when it is handled.
+    pub async fn next(&mut self, conn: &mut Connection, out: &mut BytesMut) {
+        tokio::select! {
+            Some(done) = self.set.join_next_with_id() => {
+                conn.handle_time(now_ms());
+                self.ended(done, conn, out);
+                while let Some(d) = self.set.try_join_next_with_id() {
+                    self.ended(d, conn, out);
+                }
+            }
+            Some((job, line)) = self.notes.recv() => {
+                conn.handle_note(job, &line, out);
+            }
+        }
+        // Notifications sent before a job ended are taken before a later job's answer.
+        while let Ok((job, line)) = self.notes.try_recv() {
+            conn.handle_note(job, &line, out);
+        }
+        self.act(conn);
+    }
+
+    /// Reports an ended tokio task to the connection.
+    fn ended(
+        &mut self,
+        done: Result<(tokio::task::Id, (JobId, JobEnd)), tokio::task::JoinError>,
+        conn: &mut Connection,
+        out: &mut BytesMut,
+    ) {
+        let (task, end) = match done {
+            Ok((task, (_, end))) => (task, end),
+            Err(e) if e.is_panic() => (e.id(), JobEnd::Panicked),
+            // Aborted: the connection already dropped the job.
+            Err(e) => {
+                self.jobs.remove(&e.id());
+                return;
+            }
+        };
+        if let Some(job) = self.jobs.remove(&task) {
+            self.handles.remove(&job);
+            // The job's notifications sent before it ended go out before its answer.
+            while let Ok((j, line)) = self.notes.try_recv() {
+                conn.handle_note(j, &line, out);
+            }
+            conn.handle_done(job, end, out);
+        }
+    }
+}
+
+/// Serves one connection on a byte stream until the client's input ends (or a write fails,
+/// which means the client went away).
+///
+/// # Errors
+///
+/// A setting that is out of range ([`Config::check`]), or a read error of the input. A
+/// write error ends the connection quietly (`Ok`).
+pub async fn serve_stream<R, W>(
+    server: Arc<Server>,
+    reader: R,
+    writer: W,
+    config: &Config,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    serve_stream_until(server, reader, writer, config, &Shutdown::new()).await
+}
+
+/// [`serve_stream`], until `shutdown` is triggered: then no more is read, requests in flight
+/// are finished (for at most [`Config::drain`]) and written, and the connection ends.
+///
+/// # Errors
+///
+/// As [`serve_stream`].
+pub async fn serve_stream_until<R, W>(
+    server: Arc<Server>,
+    mut reader: R,
+    mut writer: W,
+    config: &Config,
+    shutdown: &Shutdown,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    config.check()?;
+    let mut conn = Connection::new(server);
+    let mut work = Runner::new();
+    work.attach(&mut conn);
+    conn.set_max_running(config.max_in_flight);
+    let mut codec = FrameCodec::new();
+    codec.max_frame_len(config.max_frame_len);
+    let mut input = BytesMut::with_capacity(READ_CHUNK);
+    let mut out = BytesMut::with_capacity(READ_CHUNK);
+    let mut eof = false;
+    let mut told_eof = false;
+    let mut deadline: Option<tokio::time::Instant> = None;
+    // One subscription for the connection's life, not one per wake-up.
+    let mut stop = shutdown.0.subscribe();
+    loop {
+        conn.handle_time(now_ms());
+        while conn.queued_bytes() < config.max_queued_bytes && (!eof || !input.is_empty()) {
+            // Each line is framed, parsed and handled where it lies in the input buffer, in
+            // one scan where the codec can: nothing of it outlives `handle_read` (a job copies
+            // what it needs), so no owned frame is made.
+            let parser = conn.parser();
+            let handled = if eof {
+                codec.decode_message_eof(&mut input, &parser, |_, read| {
+                    conn.handle_read(read, &mut out);
+                })
+            } else {
+                codec.decode_message(&mut input, &parser, |_, read| {
+                    conn.handle_read(read, &mut out);
+                })
+            };
+            if handled.is_none() {
+                break;
+            }
+            work.act(&mut conn);
+            if out.len() >= WRITE_HIGH_WATER && !write_out(&mut writer, &mut out).await {
+                return Ok(());
+            }
+        }
+        if eof && input.is_empty() && !told_eof {
+            // Every request is read: background work no one waits for gives up its slots.
+            told_eof = true;
+            conn.handle_eof(&mut out);
+            work.act(&mut conn);
+        }
+        if !out.is_empty() && !write_out(&mut writer, &mut out).await {
+            return Ok(());
+        }
+        if eof && conn.foreground() == 0 && (input.is_empty() || deadline.is_some()) {
+            // Only tasks' background work is left: it ends with the connection.
+            return Ok(());
+        }
+        if deadline.is_some_and(|d| d <= tokio::time::Instant::now()) {
+            tracing::debug!("shutdown: the drain time ran out with requests in flight");
+            return Ok(());
+        }
+        let can_read = !eof && conn.queued_bytes() < config.max_queued_bytes;
+        if can_read {
+            input.reserve(READ_CHUNK);
+        }
+        // NB. A request waiting for the client's answers ends at its deadline.
+        let input_due = conn.next_deadline().map(|due| {
+            tokio::time::Instant::now() + Duration::from_millis(due.saturating_sub(now_ms()))
+        });
+        tokio::select! {
+            read = reader.read_buf(&mut input), if can_read => {
+                if read? == 0 {
+                    eof = true;
+                }
+            }
+            // NB. Also while no job runs: a session's list changes come as notes.
+            () = work.next(&mut conn, &mut out) => {}
+            _ = stop.wait_for(|t| *t), if deadline.is_none() => {
+                eof = true;
+                // NB. What was read but not handled is dropped: a shutdown reads no more.
+                input.clear();
+                deadline = Some(tokio::time::Instant::now() + config.drain);
+            }
+            () = sleep_until(deadline), if deadline.is_some() => {}
+            () = sleep_until(input_due), if input_due.is_some() => {
+                conn.handle_time(now_ms());
+                conn.handle_deadlines(&mut out);
+                work.act(&mut conn);
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Writes and flushes `out`; false when the client is gone.
+async fn write_out<W: AsyncWrite + Unpin>(writer: &mut W, out: &mut BytesMut) -> bool {
+    let ok = writer.write_all(out).await.is_ok() && writer.flush().await.is_ok();
+    out.clear();
+    if !ok {
+        tracing::debug!("the client went away: a write failed");
+    }
+    ok
+}
+
+/// Serves one connection on this process's stdin and stdout.
+///
+/// # Errors
+///
+/// As [`serve_stream`].
+pub async fn serve_stdio(
+    server: Arc<Server>,
+    config: &Config,
+    shutdown: &Shutdown,
+) -> io::Result<()> {
+    #[cfg(unix)]
+    if let (Some(input), Some(output)) = (
+        crate::drivers::stdio::Pipe::new(std::io::stdin()),
+        crate::drivers::stdio::Pipe::new(std::io::stdout()),
+    ) {
+        return serve_stream_until(server, input, output, config, shutdown).await;
+    }
+    serve_stream_until(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        config,
+        shutdown,
+    )
+    .await
+}
+
+/// Accepts TCP connections on `listener` and serves each one in its own task, until
+/// `shutdown` is triggered; then it accepts no more and waits for its connections to drain.
+///
+/// # Errors
+///
+/// A setting that is out of range, or an accept error that is not about one connection.
+pub async fn serve_tcp(
+    server: Arc<Server>,
+    listener: TcpListener,
+    config: Config,
+    shutdown: &Shutdown,
+) -> io::Result<()> {
+    // The listener lives in the accept closure, so it closes before the drain begins.
+    let listener = Arc::new(listener);
+    let accept = move || {
+        let listener = Arc::clone(&listener);
+        async move {
+            let (socket, peer) = listener.accept().await?;
+            let _ = socket.set_nodelay(true);
+            tracing::trace!(%peer, "accepted");
+            // NB. `into_split` halves share no lock, unlike `tokio::io::split`'s.
+            Ok(socket.into_split())
+        }
+    };
+    serve_accepted(server, accept, config, shutdown).await
+}
+
+/// Serves every connection that `accept` yields, as a read half and a write half (a Unix
+/// socket's `into_split`, `tokio::io::split` of a TLS stream, any listener's), each in its
+/// own task, until `shutdown` is triggered; then it accepts no more
+/// and waits for its connections to drain (for at most [`Config::drain`] and a second).
+///
+/// # Errors
+///
+/// A setting that is out of range, or an accept error that is not about one connection
+/// (errors such as a reset connection are logged and skipped).
+pub async fn serve_accepted<A, F, R, W>(
+    server: Arc<Server>,
+    mut accept: A,
+    config: Config,
+    shutdown: &Shutdown,
+) -> io::Result<()>
+where
+    A: FnMut() -> F,
+    F: std::future::Future<Output = io::Result<(R, W)>>,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    config.check()?;
+    let config = Arc::new(config);
+    let mut connections = JoinSet::new();
+    // NB. One accept future lives until it completes: reaping an ended connection must not
+    // drop an accept half done (a TLS handshake, say).
+    let mut next = Box::pin(accept());
+    loop {
+        let accepted = tokio::select! {
+            a = &mut next => {
+                next = Box::pin(accept());
+                a
+            }
+            () = shutdown.triggered() => break,
+            // Ended connections are reaped as they go, so the set stays small.
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let (r, w) = match accepted {
+            Ok(halves) => halves,
+            Err(e) if is_per_connection(&e) => {
+                tracing::debug!(error = %e, "accept failed for one connection");
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let server = Arc::clone(&server);
+        let config = Arc::clone(&config);
+        let shutdown = shutdown.clone();
+        connections.spawn(async move {
+            if let Err(e) = serve_stream_until(server, r, w, &config, &shutdown).await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    // No more accepts: the listener closes here, and new clients are refused at once.
+    drop(next);
+    drop(accept);
+    // Each connection drains within `config.drain`; the margin covers the last writes.
+    let _ = tokio::time::timeout(config.drain + Duration::from_secs(1), async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    Ok(())
+}
+
+fn is_per_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    )
+}

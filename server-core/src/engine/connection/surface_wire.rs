@@ -1,0 +1,757 @@
+//! Prompts, resources, completions and legacy logging on a connection: each request answered
+//! inline, in the shape of its revision (titles from 2025-06-18; `resultType`, the server
+//! info stamp and caching hints from 2026-07-28).
+
+use super::Connection;
+use crate::api::complete::{CompletionRequest, MAX_VALUES};
+use crate::api::ctx::{Ctx, LogLevel};
+use crate::api::prompts::{PromptArgs, PromptMessages};
+use crate::api::resources::Contents;
+use crate::engine::answers;
+use crate::engine::server::{CompletionRef, Listed, page_bounds};
+use crate::model::json::RpcError;
+use crate::model::shape::{self, ResultType, Shape};
+use bytes::{BufMut, BytesMut};
+use janus_codec::encode::{self, JsonWriter};
+use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// The legacy code of a resource that is not found.
+pub const RESOURCE_NOT_FOUND: i32 = -32002;
+
+/// Runs a handler; a panic is `-32603` with nothing of its cause.
+fn guarded<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(RpcError::internal()))
+}
+
+fn invalid(out: &mut BytesMut, id: Id<'_>, message: &str) {
+    encode::write_error(out, Some(id), INVALID_PARAMS, message, None);
+}
+
+/// The string `key` of the params (borrowed unless it has escapes), or an `-32602` naming it.
+fn required_string<'m>(
+    msg: &Message<'m>,
+    key: &str,
+    method: &str,
+    out: &mut BytesMut,
+    id: Id<'_>,
+) -> Option<std::borrow::Cow<'m, str>> {
+    let v = msg.param(key).and_then(RawJson::as_string);
+    if v.is_none() {
+        invalid(
+            out,
+            id,
+            &format!("Invalid params: {method} needs a string {key}"),
+        );
+    }
+    v
+}
+
+/// The cursor of a list request (`Err` when it is there and not a string).
+fn cursor(msg: &Message<'_>) -> Result<Option<String>, ()> {
+    match msg.param("cursor") {
+        None => Ok(None),
+        Some(c) if c.is_null() => Ok(None),
+        Some(c) => c.as_string().map(|s| Some(s.into_owned())).ok_or(()),
+    }
+}
+
+/// `"name":...,"title":...,"description":...` members, `title` only where the revision has it.
+fn write_named(
+    w: &mut JsonWriter<'_>,
+    shape: Shape,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.key("name").str(name);
+    if let (true, Some(t)) = (shape.structured(), title) {
+        w.key("title").str(t);
+    }
+    if let Some(d) = description {
+        w.key("description").str(d);
+    }
+}
+
+impl Connection {
+    /// Serves `method` if it is one of the surface's; false when it is not.
+    pub(super) fn surface(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::engine::connection::jobs::Slot,
+    ) -> bool {
+        // NB. A server serves only what its capabilities announce: without prompts, say,
+        // `prompts/list` is an unknown method.
+        let cat = self.server.catalog();
+        let s = &cat.surface;
+        let served = match msg.method() {
+            m if m.starts_with("prompts/") => !s.prompts.is_empty(),
+            m if m.starts_with("resources/") => s.has_resources(),
+            "completion/complete" => !s.completions.is_empty(),
+            _ => true,
+        };
+        if !served {
+            return false;
+        }
+        match msg.method() {
+            "prompts/list" => self.prompts_list(id, msg, shape, out),
+            "prompts/get" => self.prompts_get(id, msg, shape, out, slot),
+            "resources/list" => self.resources_list(id, msg, shape, out, false),
+            "resources/templates/list" => self.resources_list(id, msg, shape, out, true),
+            "resources/read" => self.resources_read(id, msg, shape, out, slot),
+            "completion/complete" => self.complete(id, msg, shape, out),
+            // The legacy era's own methods: 2026-07-28 removed them.
+            "logging/setLevel" if !shape.modern() => self.set_level(id, msg, out),
+            "resources/subscribe" | "resources/unsubscribe" if !shape.modern() => {
+                if let Some(uri) = required_string(msg, "uri", msg.method(), out, id) {
+                    if let Some(w) = &self.session_watch {
+                        w.subscribe(&uri, msg.method() == "resources/subscribe");
+                    }
+                    encode::write_result(out, id, "{}");
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// With a visibility rule, the indices of the `n` items the caller sees (`item(i)` is the
+    /// i-th); `None` without one (every item is seen).
+    fn shown<'c>(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        n: usize,
+        item: impl Fn(usize) -> Listed<'c>,
+    ) -> Option<Vec<usize>> {
+        self.server.visible.as_ref()?;
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        Some(
+            (0..n)
+                .filter(|&i| self.server.shows(&ctx, item(i)))
+                .collect(),
+        )
+    }
+
+    /// True when the caller of the request sees `item`.
+    fn sees(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, item: Listed<'_>) -> bool {
+        if self.server.visible.is_none() {
+            return true;
+        }
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        self.server.shows(&Ctx::inline(info, &self.notes), item)
+    }
+
+    /// The answers a `prompts/get` or `resources/read` is served with; `None` when the
+    /// request was answered with the error of its `inputResponses` or `requestState`.
+    #[allow(clippy::option_option)]
+    fn surface_inputs(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        replay: Option<crate::api::input::Inputs>,
+    ) -> Option<Option<crate::api::input::Inputs>> {
+        let given = msg.params().map_or([None; 2], |p| {
+            p.get_many(["inputResponses", "requestState"])
+        });
+        match self.inputs_for(msg, shape, replay, given) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                shape::write_rpc_error(out, id, &e);
+                None
+            }
+        }
+    }
+
+    fn set_level(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
+        let level = msg
+            .param("level")
+            .and_then(RawJson::as_string)
+            .and_then(|l| LogLevel::from_wire(&l));
+        match level {
+            Some(l) => {
+                self.session.log_level = Some(l);
+                encode::write_result(out, id, "{}");
+            }
+            None => invalid(out, id, "Invalid params: level must be a syslog level name"),
+        }
+    }
+
+    fn prompts_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let server = &self.server;
+        let cat = server.catalog();
+        let prompts = &cat.surface.prompts;
+        let shown = self.shown(id, msg, shape, prompts.len(), |i| {
+            Listed::Prompt(&prompts[i].0)
+        });
+        let len = shown.as_ref().map_or(prompts.len(), Vec::len);
+        let Some((start, end, next)) = cursor(msg)
+            .ok()
+            .and_then(|c| page_bounds(len, server.page_size(), c.as_deref()))
+        else {
+            invalid(out, id, "Invalid cursor");
+            return;
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"prompts":["#);
+        for k in start..end {
+            let spec = &prompts[shown.as_ref().map_or(k, |v| v[k])].0;
+            if k > start {
+                out.put_u8(b',');
+            }
+            let mut w = JsonWriter::new(out);
+            w.begin_object();
+            write_named(
+                &mut w,
+                shape,
+                &spec.name,
+                spec.title.as_deref(),
+                spec.description.as_deref(),
+            );
+            if !spec.arguments.is_empty() {
+                w.key("arguments").begin_array();
+                for a in &spec.arguments {
+                    w.begin_object().key("name").str(&a.name);
+                    if let Some(d) = &a.description {
+                        w.key("description").str(d);
+                    }
+                    w.key("required").bool(a.required).end_object();
+                }
+                w.end_array();
+            }
+            shape::write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
+            w.end_object();
+        }
+        end_list(out, server, shape, next.as_deref());
+        encode::end_message(out);
+    }
+
+    fn prompts_get(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::engine::connection::jobs::Slot,
+    ) {
+        let replay = self.replay.take();
+        let Some(name) = required_string(msg, "name", "prompts/get", out, id) else {
+            return;
+        };
+        let server = &self.server;
+        let cat = server.catalog();
+        let Some((spec, handler)) = cat
+            .surface
+            .prompt(&name)
+            .filter(|(p, _)| self.sees(id, msg, shape, Listed::Prompt(p)))
+        else {
+            invalid(out, id, &format!("Unknown prompt: {name}"));
+            return;
+        };
+        let raw = msg.param("arguments").filter(|a| !a.is_null());
+        if raw.is_some_and(|a| !a.is_object()) {
+            invalid(out, id, "Invalid params: arguments must be an object");
+            return;
+        }
+        let args = PromptArgs::new(raw);
+        if let Some(missing) = spec
+            .arguments
+            .iter()
+            .find(|a| a.required && !args.has(&a.name))
+        {
+            let m = format!("Invalid params: missing required argument {}", missing.name);
+            invalid(out, id, &m);
+            return;
+        }
+        let Some(inputs) = self.surface_inputs(id, msg, shape, out, replay) else {
+            return;
+        };
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
+        if handler.is_later() {
+            let handler = std::sync::Arc::clone(handler);
+            drop(cat);
+            let started = |ctx: &Ctx<'_>| {
+                guarded(|| handler.start(ctx, args))
+                    .map(|fut| later(fut, move |body, m| write_prompt_body(body, shape, m)))
+            };
+            self.start_later(id, msg, shape, inputs, slot, None, started, out);
+            return;
+        }
+        let ctx = Ctx::inline(info, &self.notes);
+        let mut messages = PromptMessages::default();
+        if let Err(e) = guarded(|| handler.get(&ctx, args, &mut messages)) {
+            self.refused(id, msg, shape, inputs, e, slot, out);
+            return;
+        }
+        encode::begin_result(out, id);
+        let mut body = BytesMut::new();
+        write_prompt_body(&mut body, shape, &messages);
+        out.extend_from_slice(&body[..body.len() - 1]);
+        answers::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+
+    /// Starts a handler whose answer comes later as a job of kind `Surface`; `start` gets
+    /// the job's context and returns the work (or the error the request gets at once).
+    #[allow(clippy::too_many_arguments)]
+    fn start_later(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<crate::api::input::Inputs>,
+        slot: crate::engine::connection::jobs::Slot,
+        uri: Option<String>,
+        start: impl FnOnce(&Ctx<'_>) -> Result<crate::api::tools::ToolFuture, RpcError>,
+        out: &mut BytesMut,
+    ) {
+        let job = self.jobs.reserve();
+        let signal = crate::api::ctx::CancelSignal::default();
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
+        let started = start(&Ctx::job(info, job, &self.notify, &signal));
+        match started {
+            Ok(work) => {
+                let resume = super::input_wire::resume_of(id, msg, inputs);
+                let new = crate::engine::connection::jobs::NewJob {
+                    request: Some(id.to_owned()),
+                    slot,
+                    kind: crate::engine::connection::jobs::Kind::Surface { shape, uri, resume },
+                    signal: Some(signal),
+                    cost: super::msg_cost(msg),
+                };
+                self.jobs
+                    .start(job, new, crate::engine::connection::jobs::Work::tool(work));
+            }
+            Err(e) => self.refused(id, msg, shape, inputs, e, slot, out),
+        }
+    }
+
+    fn resources_list(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        templates: bool,
+    ) {
+        let server = &self.server;
+        let cat = server.catalog();
+        let s = &cat.surface;
+        let all = if templates {
+            s.templates.len()
+        } else {
+            s.resources.len()
+        };
+        let shown = self.shown(id, msg, shape, all, |i| {
+            if templates {
+                Listed::Template(&s.templates[i].0)
+            } else {
+                Listed::Resource(&s.resources[i].0)
+            }
+        });
+        let len = shown.as_ref().map_or(all, Vec::len);
+        let Some((start, end, next)) = cursor(msg)
+            .ok()
+            .and_then(|c| page_bounds(len, server.page_size(), c.as_deref()))
+        else {
+            invalid(out, id, "Invalid cursor");
+            return;
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(if templates {
+            br#"{"resourceTemplates":["#
+        } else {
+            br#"{"resources":["#
+        });
+        for k in start..end {
+            let i = shown.as_ref().map_or(k, |v| v[k]);
+            if k > start {
+                out.put_u8(b',');
+            }
+            let mut w = JsonWriter::new(out);
+            w.begin_object();
+            if templates {
+                let t = &s.templates[i].0;
+                w.key("uriTemplate").str(&t.uri_template);
+                write_named(
+                    &mut w,
+                    shape,
+                    &t.name,
+                    t.title.as_deref(),
+                    t.description.as_deref(),
+                );
+                if let Some(m) = &t.mime_type {
+                    w.key("mimeType").str(m);
+                }
+                shape::write_decor(&mut w, shape, &t.icons, t.meta.as_ref());
+            } else {
+                let r = &s.resources[i].0;
+                w.key("uri").str(&r.uri);
+                write_named(
+                    &mut w,
+                    shape,
+                    &r.name,
+                    r.title.as_deref(),
+                    r.description.as_deref(),
+                );
+                if let Some(m) = &r.mime_type {
+                    w.key("mimeType").str(m);
+                }
+                if let Some(n) = r.size {
+                    w.key("size").raw(itoa::Buffer::new().format(n));
+                }
+                shape::write_decor(&mut w, shape, &r.icons, r.meta.as_ref());
+            }
+            w.end_object();
+        }
+        end_list(out, server, shape, next.as_deref());
+        encode::end_message(out);
+    }
+
+    fn resources_read(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::engine::connection::jobs::Slot,
+    ) {
+        let replay = self.replay.take();
+        // NB. Borrowed from the frame unless it has escapes: a read allocates nothing.
+        let Some(uri) = msg.param("uri").and_then(RawJson::as_string) else {
+            invalid(out, id, "Invalid params: resources/read needs a string uri");
+            return;
+        };
+        if replay.is_none() && self.read_fixed(id, msg, shape, &uri, out) {
+            return;
+        }
+        let Some(inputs) = self.surface_inputs(id, msg, shape, out, replay) else {
+            return;
+        };
+        let server = &self.server;
+        let cat = server.catalog();
+        let s = &cat.surface;
+        let mut info =
+            super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        info.inputs = inputs.as_ref();
+        let ctx = Ctx::inline(info, &self.notes);
+        let pending = s
+            .resources
+            .iter()
+            .find(|(r, h)| r.uri == uri && h.is_later() && server.shows(&ctx, Listed::Resource(r)))
+            .map(|(_, h)| std::sync::Arc::clone(h));
+        if let Some(handler) = pending {
+            drop(cat);
+            let owned = uri.clone().into_owned();
+            let started = |ctx: &Ctx<'_>| {
+                guarded(|| handler.start(ctx, &owned))
+                    .map(|fut| later(fut, |body, c: &Contents| c.write(body)))
+            };
+            self.start_later(
+                id,
+                msg,
+                shape,
+                inputs,
+                slot,
+                Some(uri.into_owned()),
+                started,
+                out,
+            );
+            return;
+        }
+        let mut contents = Contents::default();
+        // NB. What the caller does not see is not found.
+        let shows = |item| server.shows(&ctx, item);
+        let read = if let Some((_, h)) = s
+            .resources
+            .iter()
+            .find(|(r, _)| r.uri == uri && shows(Listed::Resource(r)))
+        {
+            guarded(|| h.read(&ctx, &uri, &mut contents))
+        } else if let Some((vars, h)) = s
+            .templates
+            .iter()
+            .filter(|(t, _)| shows(Listed::Template(t)))
+            .find_map(|(t, h)| t.matches(&uri).map(|v| (v, h)))
+        {
+            guarded(|| h.read(&ctx, &uri, &vars, &mut contents))
+        } else {
+            Ok(())
+        };
+        if let Err(e) = read {
+            self.refused(id, msg, shape, inputs, e, slot, out);
+            return;
+        }
+        if contents.items.is_empty() {
+            write_not_found(out, id, shape, &uri);
+            return;
+        }
+        encode::begin_result(out, id);
+        let mut body = BytesMut::new();
+        contents.write(&mut body);
+        out.extend_from_slice(&body[..body.len() - 1]);
+        if shape.modern() {
+            answers::write_cache_hints(out, server);
+        }
+        answers::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+
+    /// A resource whose content never changes, answered straight from it; false when `uri`
+    /// is not one (or the request carries input answers, which a handler must see).
+    fn read_fixed(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        uri: &str,
+        out: &mut BytesMut,
+    ) -> bool {
+        let cat = self.server.catalog();
+        let Some(fixed) = cat
+            .surface
+            .resources
+            .iter()
+            .find(|(r, _)| r.uri == uri)
+            .filter(|(r, _)| self.sees(id, msg, shape, Listed::Resource(r)))
+            .and_then(|(_, h)| h.fixed())
+        else {
+            return false;
+        };
+        if shape.modern()
+            && msg
+                .params()
+                .is_some_and(|p| p.get_many(["inputResponses", "requestState"]) != [None, None])
+        {
+            return false;
+        }
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"contents":[{"uri":"#);
+        encode::write_str(out, uri);
+        if let Some(m) = &fixed.mime_type {
+            out.extend_from_slice(br#","mimeType":"#);
+            encode::write_str(out, m);
+        }
+        out.extend_from_slice(br#",""#);
+        out.extend_from_slice(fixed.key().as_bytes());
+        out.extend_from_slice(br#"":"#);
+        out.extend_from_slice(fixed.encoded.as_bytes());
+        out.extend_from_slice(b"}]");
+        if shape.modern() {
+            answers::write_cache_hints(out, &self.server);
+        }
+        answers::end_result(out, &self.server, shape, ResultType::Complete);
+        encode::end_message(out);
+        true
+    }
+
+    fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+        let reference = msg.param("ref");
+        let kind = reference
+            .and_then(|r| r.get("type"))
+            .and_then(RawJson::as_string);
+        let target = match kind.as_deref() {
+            Some("ref/prompt") => reference
+                .and_then(|r| r.get("name"))
+                .and_then(RawJson::as_string)
+                .map(|n| CompletionRef::Prompt(n.into_owned())),
+            Some("ref/resource") => reference
+                .and_then(|r| r.get("uri"))
+                .and_then(RawJson::as_string)
+                .map(|u| CompletionRef::Template(u.into_owned())),
+            _ => None,
+        };
+        let argument = msg.param("argument");
+        let name = argument
+            .and_then(|a| a.get("name"))
+            .and_then(RawJson::as_string);
+        let value = argument
+            .and_then(|a| a.get("value"))
+            .and_then(RawJson::as_string);
+        let (Some(target), Some(name), Some(value)) = (target, name, value) else {
+            invalid(
+                out,
+                id,
+                "Invalid params: completion/complete needs a ref (ref/prompt with a name, or \
+                 ref/resource with a uri) and an argument with a name and a value",
+            );
+            return;
+        };
+        let server = &self.server;
+        let cat = server.catalog();
+        let known = match &target {
+            CompletionRef::Prompt(p) => cat
+                .surface
+                .prompt(p)
+                .is_some_and(|(p, _)| self.sees(id, msg, shape, Listed::Prompt(p))),
+            CompletionRef::Template(t) => cat.surface.templates.iter().any(|(s, _)| {
+                &s.uri_template == t && self.sees(id, msg, shape, Listed::Template(s))
+            }),
+        };
+        if !known {
+            invalid(
+                out,
+                id,
+                "Invalid params: the ref names no prompt or template of this server",
+            );
+            return;
+        }
+        let req = CompletionRequest {
+            argument: &name,
+            value: &value,
+            context: msg.param("context").and_then(|c| c.get("arguments")),
+        };
+        let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
+        let ctx = Ctx::inline(info, &self.notes);
+        let values = match cat.surface.completion(&target, &name) {
+            Some(h) => match guarded(|| Ok(h.complete(&ctx, &req))) {
+                Ok(v) => v,
+                Err(e) => {
+                    shape::write_rpc_error(out, id, &e);
+                    return;
+                }
+            },
+            None => Vec::new(),
+        };
+        encode::begin_result(out, id);
+        out.extend_from_slice(br#"{"completion":{"values":["#);
+        for (i, v) in values.iter().take(MAX_VALUES).enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            encode::write_str(out, v);
+        }
+        out.extend_from_slice(br#"],"total":"#);
+        encode::write_i64(out, i64::try_from(values.len()).unwrap_or(i64::MAX));
+        out.extend_from_slice(if values.len() > MAX_VALUES {
+            br#","hasMore":true}"#
+        } else {
+            br#","hasMore":false}"#
+        });
+        answers::end_result(out, server, shape, ResultType::Complete);
+        encode::end_message(out);
+    }
+}
+
+/// `{"description"?,"messages":[...]}` of a prompt.
+fn write_prompt_body(out: &mut BytesMut, shape: Shape, messages: &PromptMessages) {
+    out.put_u8(b'{');
+    if let Some(d) = &messages.description {
+        out.extend_from_slice(br#""description":"#);
+        encode::write_str(out, d);
+        out.put_u8(b',');
+    }
+    out.extend_from_slice(br#""messages":["#);
+    for (i, (role, content)) in messages.messages.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#"{"role":"#);
+        encode::write_str(out, role.as_str());
+        out.extend_from_slice(br#","content":"#);
+        shape::write_block(out, shape, content, true);
+        out.put_u8(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// The work of a handler whose answer comes later: its output encoded by `write` into the
+/// result object, carried to the job's end as a tool result's structured part.
+fn later<T: Send + 'static>(
+    fut: crate::api::ctx::BoxFuture<Result<T, RpcError>>,
+    write: impl FnOnce(&mut BytesMut, &T) + Send + 'static,
+) -> crate::api::tools::ToolFuture {
+    Box::pin(async move {
+        let value = fut.await?;
+        let mut body = BytesMut::new();
+        write(&mut body, &value);
+        Ok(crate::api::tools::ToolResult {
+            content: Vec::new(),
+            structured: Some(crate::model::json::Json::from_written(&body)),
+            is_error: false,
+        })
+    })
+}
+
+impl Connection {
+    /// The answer of a `resources/read` or `prompts/get` whose work ended: the result object
+    /// it encoded (an empty `contents` is not found), its error, or `-32603` for a panic.
+    pub(super) fn write_surface_answer(
+        &self,
+        out: &mut BytesMut,
+        id: Id<'_>,
+        shape: Shape,
+        uri: Option<&str>,
+        end: crate::engine::connection::jobs::ToolEnd,
+    ) {
+        match end {
+            crate::engine::connection::jobs::ToolEnd::Finished(Ok(r)) => {
+                let body = r.structured.as_ref().map_or("{}", |j| j.as_str());
+                if let Some(u) = uri
+                    && body == r#"{"contents":[]}"#
+                {
+                    write_not_found(out, id, shape, u);
+                    return;
+                }
+                encode::begin_result(out, id);
+                out.extend_from_slice(&body.as_bytes()[..body.len() - 1]);
+                if uri.is_some() && shape.modern() {
+                    answers::write_cache_hints(out, &self.server);
+                }
+                answers::end_result(out, &self.server, shape, ResultType::Complete);
+                encode::end_message(out);
+            }
+            crate::engine::connection::jobs::ToolEnd::Finished(Err(e)) => {
+                shape::write_rpc_error(out, id, &e)
+            }
+            crate::engine::connection::jobs::ToolEnd::Panicked => {
+                shape::write_internal_error(out, id)
+            }
+        }
+    }
+}
+
+/// Closes a list's array: the next cursor, the modern caching hints and stamp.
+fn end_list(
+    out: &mut BytesMut,
+    server: &crate::engine::server::Server,
+    shape: Shape,
+    next: Option<&str>,
+) {
+    out.put_u8(b']');
+    if let Some(c) = next {
+        out.extend_from_slice(br#","nextCursor":"#);
+        encode::write_str(out, c);
+    }
+    if shape.modern() {
+        answers::write_cache_hints(out, server);
+    }
+    answers::end_result(out, server, shape, ResultType::Complete);
+}
+
+/// A URI no resource holds: `-32002` in the legacy era, `-32602` from 2026-07-28; both with
+/// `data.uri`.
+fn write_not_found(out: &mut BytesMut, id: Id<'_>, shape: Shape, uri: &str) {
+    let mut data = BytesMut::new();
+    data.extend_from_slice(br#"{"uri":"#);
+    encode::write_str(&mut data, uri);
+    data.put_u8(b'}');
+    let code = if shape.modern() {
+        INVALID_PARAMS
+    } else {
+        RESOURCE_NOT_FOUND
+    };
+    let data = std::str::from_utf8(&data).unwrap_or("{}");
+    encode::write_error(out, Some(id), code, "Resource not found", Some(data));
+}
