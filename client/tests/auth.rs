@@ -1,0 +1,490 @@
+//! Authorization against a small protected MCP server and authorization server made here
+//! (one listener, raw HTTP/1.1, `Connection: close`): what the client sends each endpoint is
+//! recorded, so the tests check the flow on the wire, not only that a call succeeded.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use janus_client::{Client, Error, Headless, Mode, OAuth, OAuthConfig, Options, Tls, Transport};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// How the fake servers behave.
+#[derive(Clone)]
+struct Knobs {
+    /// `code_challenge_methods_supported` in the metadata.
+    pkce_methods: Vec<&'static str>,
+    /// The `state` of the redirect, when not the request's.
+    wrong_state: bool,
+    /// The `iss` of the redirect, when not the issuer.
+    wrong_iss: bool,
+    /// The issuer the metadata names, when not its own.
+    metadata_issuer: Option<String>,
+    /// Refresh tokens issued, and the resource refuses each access token after its first use.
+    refresh: bool,
+    /// The resource answers every request with a token `403 insufficient_scope`.
+    always_403: bool,
+    /// The scope of the challenge.
+    challenge_scope: Option<&'static str>,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Self {
+            pkce_methods: vec!["S256"],
+            wrong_state: false,
+            wrong_iss: false,
+            metadata_issuer: None,
+            refresh: false,
+            always_403: false,
+            challenge_scope: Some("mcp:read"),
+        }
+    }
+}
+
+/// What the servers saw.
+#[derive(Default, Debug)]
+struct Seen {
+    /// The query parameters of each authorization request.
+    authorizations: Vec<Vec<(String, String)>>,
+    /// The form of each token request.
+    tokens: Vec<Vec<(String, String)>>,
+    registrations: usize,
+    /// The access tokens the resource accepted, in order.
+    accepted: Vec<String>,
+    /// The access tokens the resource was sent, used up or not.
+    used: Vec<String>,
+    issued: usize,
+}
+
+struct Fake {
+    base: String,
+    knobs: Knobs,
+    seen: Mutex<Seen>,
+}
+
+fn query(s: &str) -> Vec<(String, String)> {
+    s.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (unescape(k), unescape(v))
+        })
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(if b[i] == b'+' { b' ' } else { b[i] });
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn get<'a>(params: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+}
+
+async fn read_request(s: &mut (impl AsyncRead + Unpin)) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let len = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse::<usize>().unwrap())
+        })
+        .unwrap_or(0);
+    let mut body = buf[end + 4..].to_vec();
+    while body.len() < len {
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, body))
+}
+
+/// An answer: status, extra headers, JSON body.
+type Reply = (u16, Vec<(&'static str, String)>, String);
+
+fn json_reply(status: u16, v: &Value) -> Reply {
+    (status, Vec::new(), v.to_string())
+}
+
+impl Fake {
+    fn challenge(&self, extra: &str) -> (&'static str, String) {
+        let scope = self
+            .knobs
+            .challenge_scope
+            .map(|s| format!(r#", scope="{s}""#))
+            .unwrap_or_default();
+        (
+            "www-authenticate",
+            format!(
+                r#"Bearer resource_metadata="{}/.well-known/oauth-protected-resource/mcp"{scope}{extra}"#,
+                self.base
+            ),
+        )
+    }
+
+    fn metadata(&self) -> Value {
+        let b = &self.base;
+        json!({
+            "issuer": self.knobs.metadata_issuer.clone().unwrap_or_else(|| b.clone()),
+            "authorization_endpoint": format!("{b}/authorize"),
+            "token_endpoint": format!("{b}/token"),
+            "registration_endpoint": format!("{b}/register"),
+            "code_challenge_methods_supported": self.knobs.pkce_methods,
+            "authorization_response_iss_parameter_supported": true,
+            "token_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": ["mcp:read", "offline_access"],
+        })
+    }
+
+    fn handle(&self, head: &str, body: &[u8]) -> Reply {
+        let line = head.lines().next().unwrap_or_default();
+        let target = line.split(' ').nth(1).unwrap_or("/");
+        let (path, q) = target.split_once('?').unwrap_or((target, ""));
+        let auth = head.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case("authorization")
+                .then(|| v.trim().to_owned())
+        });
+        let mut seen = self.seen.lock().unwrap();
+        match path {
+            "/.well-known/oauth-protected-resource/mcp" => json_reply(
+                200,
+                &json!({"resource": format!("{}/mcp", self.base), "authorization_servers": [self.base]}),
+            ),
+            "/.well-known/oauth-authorization-server" => json_reply(200, &self.metadata()),
+            "/register" => {
+                seen.registrations += 1;
+                json_reply(201, &json!({"client_id": "registered-client"}))
+            }
+            "/authorize" => {
+                let params = query(q);
+                let redirect = get(&params, "redirect_uri").unwrap().to_owned();
+                let state = if self.knobs.wrong_state {
+                    "not-the-state".to_owned()
+                } else {
+                    get(&params, "state").unwrap_or_default().to_owned()
+                };
+                let iss = if self.knobs.wrong_iss {
+                    "https://evil.example.com".to_owned()
+                } else {
+                    self.base.clone()
+                };
+                seen.authorizations.push(params);
+                let location = format!(
+                    "{redirect}?code=the-code&state={state}&iss={}",
+                    iss.replace(':', "%3A").replace('/', "%2F")
+                );
+                (302, vec![("location", location)], String::new())
+            }
+            "/token" => {
+                let form = query(&String::from_utf8_lossy(body));
+                seen.tokens.push(form);
+                seen.issued += 1;
+                let mut t = json!({"access_token": format!("token-{}", seen.issued), "token_type": "Bearer", "expires_in": 3600});
+                if self.knobs.refresh {
+                    t["refresh_token"] = json!(format!("refresh-{}", seen.issued));
+                }
+                json_reply(200, &t)
+            }
+            "/mcp" => {
+                let msg: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+                let Some(token) = auth.as_deref().and_then(|a| a.strip_prefix("Bearer ")) else {
+                    let c = self.challenge("");
+                    return (401, vec![c], r#"{"error":"invalid_token"}"#.into());
+                };
+                let token = token.to_owned();
+                let reused = seen.used.contains(&token);
+                seen.used.push(token.clone());
+                if self.knobs.refresh && reused {
+                    let c = self.challenge(r#", error="invalid_token""#);
+                    return (401, vec![c], String::new());
+                }
+                if self.knobs.always_403 {
+                    let c = self.challenge(r#", error="insufficient_scope""#);
+                    return (403, vec![c], String::new());
+                }
+                seen.accepted.push(token);
+                let Some(id) = msg.get("id").cloned() else {
+                    return (202, Vec::new(), String::new());
+                };
+                let result = match msg["method"].as_str() {
+                    Some("initialize") => json!({
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "fake", "version": "0"},
+                    }),
+                    Some("tools/list") => {
+                        json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})
+                    }
+                    _ => json!({"content": [{"type": "text", "text": "ok"}]}),
+                };
+                json_reply(200, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            }
+            _ => (404, Vec::new(), String::new()),
+        }
+    }
+}
+
+/// Starts the fake servers; their base URL is `Fake::base`.
+async fn start(knobs: Knobs) -> Arc<Fake> {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let fake = Arc::new(Fake {
+        base,
+        knobs,
+        seen: Mutex::new(Seen::default()),
+    });
+    let server = Arc::clone(&fake);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let server = Arc::clone(&server);
+            tokio::spawn(async move {
+                let Some((head, body)) = read_request(&mut s).await else {
+                    return;
+                };
+                let (status, headers, body) = server.handle(&head, &body);
+                let mut out = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    body.len()
+                );
+                for (n, v) in headers {
+                    out.push_str(&format!("{n}: {v}\r\n"));
+                }
+                out.push_str("\r\n");
+                out.push_str(&body);
+                let _ = s.write_all(out.as_bytes()).await;
+            });
+        }
+    });
+    fake
+}
+
+fn oauth() -> OAuth {
+    OAuth::new(OAuthConfig::default(), Headless::new(Tls::default()))
+}
+
+async fn connect(fake: &Fake, auth: Option<OAuth>) -> Result<Client, Error> {
+    let opts = Options {
+        mode: Mode::Legacy,
+        auth,
+        ..Options::default()
+    };
+    let transport = Transport::Http {
+        url: format!("{}/mcp", fake.base),
+        headers: Vec::new(),
+    };
+    Client::connect(transport, opts).await
+}
+
+#[tokio::test]
+async fn a_401_runs_the_flow_with_pkce_s256_and_the_resource_on_both_requests() {
+    let fake = start(Knobs::default()).await;
+    let auth = oauth();
+    let client = connect(&fake, Some(auth.clone())).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    assert_eq!(tools[0].name, "t");
+    assert!(auth.is_authorized());
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen.registrations, 1);
+    let [a] = seen.authorizations.as_slice() else {
+        panic!("one authorization request, not {:?}", seen.authorizations)
+    };
+    let [t] = seen.tokens.as_slice() else {
+        panic!("one token request, not {:?}", seen.tokens)
+    };
+    let resource = format!("{}/mcp", fake.base);
+    assert_eq!(get(a, "resource"), Some(resource.as_str()));
+    assert_eq!(get(t, "resource"), Some(resource.as_str()));
+    assert_eq!(get(a, "code_challenge_method"), Some("S256"));
+    assert_eq!(get(a, "client_id"), Some("registered-client"));
+    // The challenge's scope, and offline_access since the server lists it.
+    assert_eq!(get(a, "scope"), Some("mcp:read offline_access"));
+    let verifier = get(t, "code_verifier").unwrap();
+    let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
+    assert_eq!(
+        get(a, "code_challenge"),
+        Some(URL_SAFE_NO_PAD.encode(digest).as_str())
+    );
+    assert_eq!(get(t, "grant_type"), Some("authorization_code"));
+    assert_eq!(get(t, "code"), Some("the-code"));
+    assert_eq!(get(t, "redirect_uri"), get(a, "redirect_uri"));
+    // Every MCP request after the flow carried the token.
+    assert!(
+        seen.accepted.iter().all(|t| t == "token-1"),
+        "{:?}",
+        seen.accepted
+    );
+    assert!(!seen.accepted.is_empty());
+}
+
+#[tokio::test]
+async fn without_authorization_a_401_is_the_request_s_status() {
+    let fake = start(Knobs::default()).await;
+    match connect(&fake, None).await {
+        Err(Error::Status(401, _)) => {}
+        other => panic!("expected HTTP 401, got {:?}", other.err()),
+    }
+    assert!(fake.seen.lock().unwrap().authorizations.is_empty());
+}
+
+/// Connects with authorization and expects an authorization error, with no token request.
+async fn refused(knobs: Knobs, why: &str) -> Arc<Fake> {
+    let fake = start(knobs).await;
+    match connect(&fake, Some(oauth())).await {
+        Err(Error::Auth(m)) => assert!(m.contains(why), "{m}"),
+        other => panic!("expected an authorization error, got {:?}", other.err()),
+    }
+    assert!(fake.seen.lock().unwrap().tokens.is_empty());
+    fake
+}
+
+#[tokio::test]
+async fn a_redirect_with_another_state_is_refused_before_the_token_request() {
+    let fake = refused(
+        Knobs {
+            wrong_state: true,
+            ..Knobs::default()
+        },
+        "state",
+    )
+    .await;
+    assert_eq!(fake.seen.lock().unwrap().authorizations.len(), 1);
+}
+
+#[tokio::test]
+async fn a_redirect_with_another_iss_is_refused_before_the_token_request() {
+    let fake = refused(
+        Knobs {
+            wrong_iss: true,
+            ..Knobs::default()
+        },
+        "iss",
+    )
+    .await;
+    assert_eq!(fake.seen.lock().unwrap().authorizations.len(), 1);
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_advertise_s256_is_refused_before_the_authorization_request() {
+    let fake = refused(
+        Knobs {
+            pkce_methods: vec!["plain"],
+            ..Knobs::default()
+        },
+        "S256",
+    )
+    .await;
+    assert!(fake.seen.lock().unwrap().authorizations.is_empty());
+}
+
+#[tokio::test]
+async fn metadata_naming_another_issuer_is_not_used() {
+    let fake = refused(
+        Knobs {
+            metadata_issuer: Some("https://attacker.example.com".into()),
+            ..Knobs::default()
+        },
+        "issuer",
+    )
+    .await;
+    let seen = fake.seen.lock().unwrap();
+    assert!(seen.authorizations.is_empty());
+    assert_eq!(seen.registrations, 0);
+}
+
+#[tokio::test]
+async fn a_refused_token_is_refreshed_rather_than_authorized_anew() {
+    let fake = start(Knobs {
+        refresh: true,
+        ..Knobs::default()
+    })
+    .await;
+    let client = connect(&fake, Some(oauth())).await.unwrap();
+    client.list_tools().await.unwrap();
+    client.list_tools().await.unwrap();
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen.authorizations.len(), 1, "{:?}", seen.authorizations);
+    let grants: Vec<_> = seen
+        .tokens
+        .iter()
+        .map(|t| get(t, "grant_type").unwrap())
+        .collect();
+    assert_eq!(grants[0], "authorization_code");
+    assert!(grants.len() >= 2, "{grants:?}");
+    assert!(
+        grants[1..].iter().all(|g| *g == "refresh_token"),
+        "{grants:?}"
+    );
+    // Each refresh presented the refresh token of the grant before it, with the resource.
+    for (i, t) in seen.tokens.iter().enumerate().skip(1) {
+        assert_eq!(
+            get(t, "refresh_token"),
+            Some(format!("refresh-{i}").as_str())
+        );
+        assert_eq!(
+            get(t, "resource"),
+            Some(format!("{}/mcp", fake.base).as_str())
+        );
+    }
+    // Only fresh tokens were accepted, each once.
+    let mut accepted = seen.accepted.clone();
+    accepted.dedup();
+    assert_eq!(accepted.len(), seen.accepted.len());
+}
+
+#[tokio::test]
+async fn a_scope_that_is_never_enough_stops_after_three_authorizations() {
+    let fake = start(Knobs {
+        always_403: true,
+        challenge_scope: Some("mcp:admin"),
+        ..Knobs::default()
+    })
+    .await;
+    match connect(&fake, Some(oauth())).await {
+        Err(Error::Auth(m)) => assert!(m.contains("3 authorizations"), "{m}"),
+        other => panic!("expected an authorization error, got {:?}", other.err()),
+    }
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen.authorizations.len(), 3);
+    // The client registered once, and each step-up asked for the challenged scope.
+    assert_eq!(seen.registrations, 1);
+    for a in &seen.authorizations {
+        assert!(
+            get(a, "scope")
+                .unwrap()
+                .split(' ')
+                .any(|s| s == "mcp:admin")
+        );
+    }
+}
