@@ -62,6 +62,8 @@ impl Scenario {
             client_secret: text("client_secret"),
             client_metadata_url: Some(CLIENT_METADATA_URL.into()),
             client_name: "janus-conformance-client".into(),
+            client_credentials: self.name.starts_with("auth/client-credentials"),
+            private_key_pem: text("private_key_pem"),
             ..OAuthConfig::default()
         };
         Some(OAuth::new(config, Headless::new(Tls::default())))

@@ -15,6 +15,7 @@
 //! whose server never answers `401`, does no more work than before. Tokens and secrets never
 //! appear in an error or a log line.
 
+mod credentials;
 mod loopback;
 mod metadata;
 mod net;
@@ -113,6 +114,13 @@ pub struct OAuthConfig {
     pub max_authorizations: u32,
     /// How the certificates of `https` authorization servers are checked.
     pub tls: Tls,
+    /// Use the client credentials grant (a machine client, no user and no [`Browser`]):
+    /// with [`client_id`](Self::client_id) and its secret, or its
+    /// [`private_key_pem`](Self::private_key_pem).
+    pub client_credentials: bool,
+    /// A PKCS#8 PEM P-256 private key: the client credentials grant then authenticates with
+    /// an ES256 JWT assertion (`private_key_jwt`) rather than a secret.
+    pub private_key_pem: Option<String>,
 }
 
 impl Default for OAuthConfig {
@@ -125,6 +133,8 @@ impl Default for OAuthConfig {
             client_name: "janus".into(),
             max_authorizations: 3,
             tls: Tls::default(),
+            client_credentials: false,
+            private_key_pem: None,
         }
     }
 }
@@ -141,6 +151,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("scopes", &self.scopes)
             .field("client_name", &self.client_name)
             .field("max_authorizations", &self.max_authorizations)
+            .field("client_credentials", &self.client_credentials)
             .finish_non_exhaustive()
     }
 }
@@ -342,6 +353,9 @@ impl OAuth {
             }
         }
         let scopes = self.scopes(st, challenge, resource_scopes, &meta);
+        if self.inner.config.client_credentials {
+            return self.machine(st, &issuer, &meta, &resource, scopes).await;
+        }
         if meta.issuer.is_some()
             && !meta
                 .code_challenge_methods
@@ -388,6 +402,50 @@ impl OAuth {
         st.requested = scopes;
         st.token_endpoint = Some(meta.token_endpoint.clone());
         st.resource = Some(resource);
+        self.grant(st, g.access, g.refresh)
+    }
+
+    /// The client credentials grant: a token for the client itself, authenticated by its
+    /// secret or a JWT assertion.
+    async fn machine(
+        &self,
+        st: &mut State,
+        issuer: &str,
+        meta: &Server,
+        resource: &str,
+        scopes: Vec<String>,
+    ) -> Result<(), Error> {
+        let config = &self.inner.config;
+        let id = config
+            .client_id
+            .clone()
+            .ok_or_else(|| Error::Auth("the client credentials grant needs a client id".into()))?;
+        let scope = scopes.join(" ");
+        let mut params = vec![("grant_type", "client_credentials"), ("resource", resource)];
+        if !scope.is_empty() {
+            params.push(("scope", &scope));
+        }
+        let assertion;
+        let client = if let Some(pem) = &config.private_key_pem {
+            assertion = credentials::assertion(pem, &id, issuer)?;
+            params.push(("client_assertion_type", credentials::JWT_BEARER));
+            params.push(("client_assertion", &assertion));
+            Registered {
+                id,
+                secret: None,
+                auth: token::ClientAuth::None,
+            }
+        } else {
+            Registered {
+                id,
+                secret: config.client_secret.clone(),
+                auth: auth_for(meta, config.client_secret.is_some()),
+            }
+        };
+        let g = token::request(&self.inner.net, &meta.token_endpoint, &client, &params).await?;
+        st.requested = scopes;
+        st.token_endpoint = Some(meta.token_endpoint.clone());
+        st.resource = Some(resource.to_owned());
         self.grant(st, g.access, g.refresh)
     }
 
