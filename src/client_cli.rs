@@ -51,12 +51,46 @@ pub(crate) struct Target {
     /// platform's roots and the configuration's `caFile` (may be given more than once).
     #[arg(long = "ca-file", value_name = "PATH", conflicts_with_all = ["tcp", "command"])]
     ca_file: Vec<PathBuf>,
+    /// Authorize with the server's authorization server when it answers `401`: the
+    /// authorization URL is printed, and the browser's redirect comes back to a loopback
+    /// port. On by default for a configured server with `clientId` or `scopes`.
+    #[arg(long, conflicts_with_all = ["tcp", "command", "sse"])]
+    oauth: bool,
+    /// A pre-registered OAuth client id (implies `--oauth`).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["tcp", "command", "sse"])]
+    client_id: Option<String>,
+    /// The secret of `--client-id`; read from the environment variable
+    /// `JANUS_CLIENT_SECRET` when not given, so it stays out of the process list.
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    client_secret: Option<String>,
+    /// A scope to ask for (may be given more than once; implies `--oauth`).
+    #[arg(long = "scope", value_name = "SCOPE", conflicts_with_all = ["tcp", "command", "sse"])]
+    scopes: Vec<String>,
     /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
     #[arg(long, conflicts_with_all = ["config", "command"], value_name = "ADDR")]
     tcp: Option<String>,
     /// The server's command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
+}
+
+/// Authorization through the user's browser: the URL printed on stderr, the redirect taken
+/// on a loopback port (RFC 8252).
+fn oauth(
+    auth: janus_client::config::Authorization,
+    tls: &janus_client::Tls,
+) -> Result<janus_client::OAuth, Error> {
+    let browser = janus_client::Loopback::new(|url| {
+        eprintln!("janus: the server asks for authorization; open this URL to grant it:\n  {url}");
+    })?;
+    let config = janus_client::OAuthConfig {
+        client_id: auth.client_id,
+        client_secret: auth.client_secret,
+        scopes: auth.scopes,
+        tls: tls.clone(),
+        ..janus_client::OAuthConfig::default()
+    };
+    Ok(janus_client::OAuth::new(config, browser))
 }
 
 impl Target {
@@ -67,12 +101,14 @@ impl Target {
             name: "janus".into(),
             ..Options::default()
         };
+        let mut auth = janus_client::config::Authorization::default();
         let reach = if let (Some(file), Some(name)) = (&self.config, &self.server) {
             let config = Config::load(file)?;
             let s = config.server(name)?;
             opts.mode = s.mode;
             opts.trusted = s.trusted;
             opts.tls = s.tls.clone();
+            auth = s.auth.clone();
             s.reach.clone()
         } else if let Some(url) = &self.url {
             Reach::Http {
@@ -99,6 +135,17 @@ impl Target {
         }
         opts.trusted |= self.trusted;
         opts.tls.ca_files.extend(self.ca_file.iter().cloned());
+        if self.client_id.is_some() {
+            auth.client_id.clone_from(&self.client_id);
+            auth.client_secret = self
+                .client_secret
+                .clone()
+                .or_else(|| std::env::var("JANUS_CLIENT_SECRET").ok());
+        }
+        auth.scopes.extend(self.scopes.iter().cloned());
+        if self.oauth || auth != janus_client::config::Authorization::default() {
+            opts.auth = Some(oauth(auth, &opts.tls)?);
+        }
         if !self.ca_file.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
             return Err(Error::Config(
                 "--ca-file is for an http or sse server (--url, --sse, or a url in --config)"
