@@ -488,3 +488,55 @@ async fn a_scope_that_is_never_enough_stops_after_three_authorizations() {
         );
     }
 }
+
+/// A user's browser: a `GET` of `url` (plain HTTP), the answer's head and body.
+fn browse(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[tokio::test]
+async fn the_loopback_browser_takes_the_redirect_the_user_s_browser_brings_back() {
+    let fake = start(Knobs::default()).await;
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let seen_by_user = Arc::clone(&shown);
+    let browser = janus_client::Loopback::new(move |url: &str| {
+        seen_by_user.lock().unwrap().push(url.to_owned());
+        let url = url.to_owned();
+        // The user opens the URL; the authorization server sends the browser back to the
+        // loopback port, which answers the page.
+        std::thread::spawn(move || {
+            let answer = browse(&url);
+            let location = answer
+                .lines()
+                .find_map(|l| l.strip_prefix("location: "))
+                .unwrap()
+                .to_owned();
+            assert!(location.starts_with("http://127.0.0.1:"), "{location}");
+            let page = browse(&location);
+            assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        });
+    })
+    .unwrap();
+    let redirect = janus_client::Browser::redirect_uri(&browser);
+    let auth = OAuth::new(OAuthConfig::default(), browser);
+    let client = connect(&fake, Some(auth)).await.unwrap();
+    client.list_tools().await.unwrap();
+    assert_eq!(shown.lock().unwrap().len(), 1);
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(
+        get(&seen.authorizations[0], "redirect_uri"),
+        Some(redirect.as_str())
+    );
+    assert_eq!(get(&seen.tokens[0], "code"), Some("the-code"));
+}
