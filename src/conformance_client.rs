@@ -64,6 +64,7 @@ impl Scenario {
             client_name: "janus-conformance-client".into(),
             client_credentials: self.name.starts_with("auth/client-credentials"),
             private_key_pem: text("private_key_pem"),
+            assertion: text("valid_jwt"),
             ..OAuthConfig::default()
         };
         Some(OAuth::new(config, Headless::new(Tls::default())))

@@ -540,3 +540,50 @@ async fn the_loopback_browser_takes_the_redirect_the_user_s_browser_brings_back(
     );
     assert_eq!(get(&seen.tokens[0], "code"), Some("the-code"));
 }
+
+#[tokio::test]
+async fn grants_without_a_user_ask_the_token_endpoint_alone() {
+    for (config, grant) in [
+        (
+            OAuthConfig {
+                client_id: Some("workload".into()),
+                assertion: Some("header.claims.signature".into()),
+                ..OAuthConfig::default()
+            },
+            "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        ),
+        (
+            OAuthConfig {
+                client_id: Some("machine".into()),
+                client_secret: Some("s".into()),
+                client_credentials: true,
+                ..OAuthConfig::default()
+            },
+            "client_credentials",
+        ),
+    ] {
+        let fake = start(Knobs::default()).await;
+        let auth = OAuth::new(config, Headless::new(Tls::default()));
+        let client = connect(&fake, Some(auth)).await.unwrap();
+        client.list_tools().await.unwrap();
+        let seen = fake.seen.lock().unwrap();
+        assert!(seen.authorizations.is_empty());
+        assert_eq!(seen.registrations, 0);
+        let [t] = seen.tokens.as_slice() else {
+            panic!("one token request, not {:?}", seen.tokens)
+        };
+        assert_eq!(get(t, "grant_type"), Some(grant));
+        assert_eq!(
+            get(t, "resource"),
+            Some(format!("{}/mcp", fake.base).as_str())
+        );
+        if grant == "client_credentials" {
+            // The metadata lists only `none`, so the secret goes nowhere and the id in the form.
+            assert_eq!(get(t, "client_id"), Some("machine"));
+            assert_eq!(get(t, "client_secret"), None);
+        } else {
+            assert_eq!(get(t, "assertion"), Some("header.claims.signature"));
+            assert_eq!(get(t, "client_id"), Some("workload"));
+        }
+    }
+}

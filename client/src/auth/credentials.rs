@@ -1,6 +1,7 @@
 //! The client credentials grant (the `io.modelcontextprotocol/oauth-client-credentials`
 //! extension): a machine client with no user, authenticating with its secret or with a
-//! signed JWT assertion (RFC 7523, `private_key_jwt`, ES256).
+//! signed JWT assertion (RFC 7523, `private_key_jwt`, ES256); and the names of the JWT
+//! bearer grant that presents a workload's identity token.
 
 use super::pkce::random;
 use crate::error::Error;
@@ -12,6 +13,9 @@ use serde_json::json;
 
 /// The `client_assertion_type` of a JWT assertion.
 pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// The `grant_type` of the JWT bearer grant (RFC 7523 §2.1).
+pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How long an assertion is good for.
 const LIFETIME_SECS: u64 = 300;

@@ -121,6 +121,10 @@ pub struct OAuthConfig {
     /// A PKCS#8 PEM P-256 private key: the client credentials grant then authenticates with
     /// an ES256 JWT assertion (`private_key_jwt`) rather than a secret.
     pub private_key_pem: Option<String>,
+    /// A JWT from a workload identity provider: the client then asks for tokens with the
+    /// JWT bearer grant (RFC 7523 §2.1, workload identity federation) presenting it, with no
+    /// user and no [`Browser`].
+    pub assertion: Option<String>,
 }
 
 impl Default for OAuthConfig {
@@ -135,6 +139,7 @@ impl Default for OAuthConfig {
             tls: Tls::default(),
             client_credentials: false,
             private_key_pem: None,
+            assertion: None,
         }
     }
 }
@@ -353,7 +358,7 @@ impl OAuth {
             }
         }
         let scopes = self.scopes(st, challenge, resource_scopes, &meta);
-        if self.inner.config.client_credentials {
+        if self.inner.config.client_credentials || self.inner.config.assertion.is_some() {
             return self.machine(st, &issuer, &meta, &resource, scopes).await;
         }
         if meta.issuer.is_some()
@@ -405,8 +410,9 @@ impl OAuth {
         self.grant(st, g.access, g.refresh)
     }
 
-    /// The client credentials grant: a token for the client itself, authenticated by its
-    /// secret or a JWT assertion.
+    /// A grant without a user: the JWT bearer grant presenting the configured assertion, or
+    /// the client credentials grant, the client authenticated by its secret or a JWT
+    /// assertion of its own.
     async fn machine(
         &self,
         st: &mut State,
@@ -421,12 +427,23 @@ impl OAuth {
             .clone()
             .ok_or_else(|| Error::Auth("the client credentials grant needs a client id".into()))?;
         let scope = scopes.join(" ");
-        let mut params = vec![("grant_type", "client_credentials"), ("resource", resource)];
+        let mut params = match &config.assertion {
+            Some(jwt) => vec![
+                ("grant_type", credentials::JWT_BEARER_GRANT),
+                ("assertion", jwt.as_str()),
+            ],
+            None => vec![("grant_type", "client_credentials")],
+        };
+        params.push(("resource", resource));
         if !scope.is_empty() {
             params.push(("scope", &scope));
         }
         let assertion;
-        let client = if let Some(pem) = &config.private_key_pem {
+        let client = if let Some(pem) = config
+            .private_key_pem
+            .as_ref()
+            .filter(|_| config.assertion.is_none())
+        {
             assertion = credentials::assertion(pem, &id, issuer)?;
             params.push(("client_assertion_type", credentials::JWT_BEARER));
             params.push(("client_assertion", &assertion));
