@@ -79,6 +79,7 @@ pub(crate) struct Target {
 fn oauth(
     auth: janus_client::config::Authorization,
     tls: &janus_client::Tls,
+    url: &str,
 ) -> Result<janus_client::OAuth, Error> {
     let browser = janus_client::Loopback::new(|url| {
         eprintln!("janus: the server asks for authorization; open this URL to grant it:\n  {url}");
@@ -88,6 +89,7 @@ fn oauth(
         client_secret: auth.client_secret,
         scopes: auth.scopes,
         tls: tls.clone(),
+        store: janus_client::auth::token_file(url),
         ..janus_client::OAuthConfig::default()
     };
     Ok(janus_client::OAuth::new(config, browser))
@@ -96,6 +98,11 @@ fn oauth(
 impl Target {
     /// The transport and the options the flags and the configuration give.
     fn resolve(&self) -> Result<(Transport, Options), Error> {
+        self.resolve_with(false)
+    }
+
+    /// As [`resolve`](Self::resolve), authorization on whatever the flags say when `login`.
+    fn resolve_with(&self, login: bool) -> Result<(Transport, Options), Error> {
         let mut opts = Options {
             timeout: Duration::from_secs(self.timeout_secs),
             name: "janus".into(),
@@ -143,8 +150,15 @@ impl Target {
                 .or_else(|| std::env::var("JANUS_CLIENT_SECRET").ok());
         }
         auth.scopes.extend(self.scopes.iter().cloned());
-        if self.oauth || auth != janus_client::config::Authorization::default() {
-            opts.auth = Some(oauth(auth, &opts.tls)?);
+        let wanted = login || self.oauth || auth != janus_client::config::Authorization::default();
+        match &reach {
+            Reach::Http { url, .. } if wanted => opts.auth = Some(oauth(auth, &opts.tls, url)?),
+            _ if login => {
+                return Err(Error::Config(
+                    "janus login is for an http server (--url, or a url in --config)".into(),
+                ));
+            }
+            _ => {}
         }
         if !self.ca_file.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
             return Err(Error::Config(
@@ -189,6 +203,63 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 fn failed(e: &Error) -> ExitCode {
     eprintln!("janus: {e}");
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
+}
+
+/// `janus login`: authorizes with the server (when it asks for it) and keeps the tokens for
+/// later runs.
+pub(crate) fn login(target: &Target) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(c) => return c,
+    };
+    rt.block_on(async {
+        let (transport, opts) = match target.resolve_with(true) {
+            Ok(r) => r,
+            Err(e) => return failed(&e),
+        };
+        let Transport::Http { url, .. } = &transport else {
+            return ExitCode::FAILURE;
+        };
+        let url = url.clone();
+        let auth = opts.auth.clone();
+        let client = match Client::connect(transport, opts).await {
+            Ok(c) => c,
+            Err(e) => return failed(&e),
+        };
+        if let Err(e) = client.list_tools().await {
+            return failed(&e);
+        }
+        client.close(Duration::from_secs(2)).await;
+        match (
+            auth.is_some_and(|a| a.is_authorized()),
+            janus_client::auth::token_file(&url),
+        ) {
+            (true, Some(f)) => eprintln!(
+                "janus: authorized with {url}; tokens kept in {}",
+                f.display()
+            ),
+            _ => eprintln!("janus: {url} asked for no authorization"),
+        }
+        ExitCode::SUCCESS
+    })
+}
+
+/// `janus logout URL`: forgets the tokens kept for the server at `url`.
+pub(crate) fn logout(url: &str) -> ExitCode {
+    let Some(file) = janus_client::auth::token_file(url) else {
+        return failed(&Error::Config("no home folder: no tokens are kept".into()));
+    };
+    match std::fs::remove_file(&file) {
+        Ok(()) => {
+            eprintln!("janus: forgot the tokens of {url} ({})", file.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("janus: no tokens were kept for {url}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => failed(&Error::Config(format!("{}: {e}", file.display()))),
+    }
 }
 
 /// `janus tools`: the server's tools as normalised specs, with their safety classes and the

@@ -587,3 +587,50 @@ async fn grants_without_a_user_ask_the_token_endpoint_alone() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_stored_token_serves_the_next_run_without_a_new_authorization() {
+    let fake = start(Knobs::default()).await;
+    let dir = std::env::temp_dir().join(format!("janus-auth-store-{}", std::process::id()));
+    let file = dir.join("tokens").join("server.json");
+    let stored = || {
+        OAuth::new(
+            OAuthConfig {
+                store: Some(file.clone()),
+                ..OAuthConfig::default()
+            },
+            Headless::new(Tls::default()),
+        )
+    };
+    let first = stored();
+    assert!(!first.is_authorized());
+    connect(&fake, Some(first))
+        .await
+        .unwrap()
+        .list_tools()
+        .await
+        .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let second = stored();
+    assert!(second.is_authorized());
+    connect(&fake, Some(second))
+        .await
+        .unwrap()
+        .list_tools()
+        .await
+        .unwrap();
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen.authorizations.len(), 1);
+    assert_eq!(seen.registrations, 1);
+    assert!(
+        seen.accepted.iter().all(|t| t == "token-1"),
+        "{:?}",
+        seen.accepted
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,9 +20,11 @@ mod loopback;
 mod metadata;
 mod net;
 mod pkce;
+mod store;
 mod token;
 
 pub use loopback::Loopback;
+pub use store::token_file;
 
 use crate::error::Error;
 use crate::http::tls::Tls;
@@ -125,6 +127,10 @@ pub struct OAuthConfig {
     /// JWT bearer grant (RFC 7523 §2.1, workload identity federation) presenting it, with no
     /// user and no [`Browser`].
     pub assertion: Option<String>,
+    /// A file the tokens (and the client as each authorization server registered it) are
+    /// kept in between runs, readable by the user alone (see [`token_file`]); none: they
+    /// live as long as the [`OAuth`].
+    pub store: Option<std::path::PathBuf>,
 }
 
 impl Default for OAuthConfig {
@@ -140,6 +146,7 @@ impl Default for OAuthConfig {
             client_credentials: false,
             private_key_pem: None,
             assertion: None,
+            store: None,
         }
     }
 }
@@ -157,6 +164,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("client_name", &self.client_name)
             .field("max_authorizations", &self.max_authorizations)
             .field("client_credentials", &self.client_credentials)
+            .field("store", &self.store)
             .finish_non_exhaustive()
     }
 }
@@ -211,13 +219,19 @@ impl OAuth {
     #[must_use]
     pub fn new(config: OAuthConfig, browser: impl Browser + 'static) -> Self {
         let net = Net::new(config.tls.clone());
+        let state = config
+            .store
+            .as_deref()
+            .and_then(store::load)
+            .unwrap_or_default();
+        let header = state.access.as_deref().and_then(|a| bearer(a).ok());
         Self {
             inner: Arc::new(Inner {
                 config,
                 browser: Box::new(browser),
                 net,
-                header: Mutex::new(None),
-                state: tokio::sync::Mutex::new(State::default()),
+                header: Mutex::new(header),
+                state: tokio::sync::Mutex::new(state),
             }),
         }
     }
@@ -234,13 +248,13 @@ impl OAuth {
     }
 
     fn grant(&self, st: &mut State, access: String, refresh: Option<String>) -> Result<(), Error> {
-        let mut v = HeaderValue::from_str(&format!("Bearer {access}"))
-            .map_err(|_| Error::Auth("the access token is no header value".into()))?;
-        v.set_sensitive(true);
-        *lock(&self.inner.header) = Some(v);
+        *lock(&self.inner.header) = Some(bearer(&access)?);
         st.access = Some(access);
         if refresh.is_some() {
             st.refresh = refresh;
+        }
+        if let Some(path) = &self.inner.config.store {
+            store::save(path, st)?;
         }
         Ok(())
     }
@@ -545,6 +559,14 @@ impl OAuth {
         st.clients.insert(issuer.to_owned(), c.clone());
         Ok(c)
     }
+}
+
+/// The `Authorization` header of `access`, marked sensitive.
+fn bearer(access: &str) -> Result<HeaderValue, Error> {
+    let mut v = HeaderValue::from_str(&format!("Bearer {access}"))
+        .map_err(|_| Error::Auth("the access token is no header value".into()))?;
+    v.set_sensitive(true);
+    Ok(v)
 }
 
 /// The server's URL as a resource identifier: without a fragment.

@@ -22,7 +22,16 @@ pub(crate) enum ClientAuth {
 }
 
 impl ClientAuth {
-    fn from_name(s: &str) -> Option<Self> {
+    /// Its name in metadata.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Self::Basic => "client_secret_basic",
+            Self::Post => "client_secret_post",
+            Self::None => "none",
+        }
+    }
+
+    pub(crate) fn from_name(s: &str) -> Option<Self> {
         match s {
             "client_secret_basic" => Some(Self::Basic),
             "client_secret_post" => Some(Self::Post),
