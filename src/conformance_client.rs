@@ -10,8 +10,8 @@
 //! that of the error (see [`janus_client::Error::exit_code`]) when it did not.
 
 use janus_client::{
-    CallOptions, Callbacks, Client, Error, Headless, Mode, OAuth, OAuthConfig, Options, Tls,
-    ToolSpec, Transport,
+    CallOptions, Callbacks, Client, Enterprise, Error, Headless, Mode, OAuth, OAuthConfig, Options,
+    Tls, ToolSpec, Transport,
 };
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
@@ -65,6 +65,12 @@ impl Scenario {
             client_credentials: self.name.starts_with("auth/client-credentials"),
             private_key_pem: text("private_key_pem"),
             assertion: text("valid_jwt"),
+            enterprise: text("idp_id_token").map(|id_token| Enterprise {
+                id_token,
+                idp_token_endpoint: text("idp_token_endpoint").unwrap_or_default(),
+                idp_client_id: text("idp_client_id").unwrap_or_default(),
+                idp_client_secret: None,
+            }),
             ..OAuthConfig::default()
         };
         Some(OAuth::new(config, Headless::new(Tls::default())))

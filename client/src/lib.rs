@@ -52,7 +52,7 @@ mod spec;
 mod surface;
 mod transport;
 
-pub use auth::{Browser, Headless, Loopback, OAuth, OAuthConfig};
+pub use auth::{Browser, Enterprise, Headless, Loopback, OAuth, OAuthConfig};
 pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
     Negotiated, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,

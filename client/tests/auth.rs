@@ -51,6 +51,8 @@ struct Seen {
     /// The form of each token request.
     tokens: Vec<Vec<(String, String)>>,
     registrations: usize,
+    /// The form of each token exchange at the identity provider.
+    exchanges: Vec<Vec<(String, String)>>,
     /// The access tokens the resource accepted, in order.
     accepted: Vec<String>,
     /// The access tokens the resource was sent, used up or not.
@@ -203,6 +205,13 @@ impl Fake {
                     iss.replace(':', "%3A").replace('/', "%2F")
                 );
                 (302, vec![("location", location)], String::new())
+            }
+            "/idp-token" => {
+                seen.exchanges.push(query(&String::from_utf8_lossy(body)));
+                json_reply(
+                    200,
+                    &json!({"access_token": "the-id-jag", "token_type": "N_A"}),
+                )
             }
             "/token" => {
                 let form = query(&String::from_utf8_lossy(body));
@@ -633,4 +642,54 @@ async fn a_stored_token_serves_the_next_run_without_a_new_authorization() {
         seen.accepted
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn enterprise_managed_authorization_exchanges_the_id_token_then_presents_the_grant() {
+    let fake = start(Knobs::default()).await;
+    let config = OAuthConfig {
+        client_id: Some("mcp-client".into()),
+        enterprise: Some(janus_client::Enterprise {
+            id_token: "the-id-token".into(),
+            idp_token_endpoint: format!("{}/idp-token", fake.base),
+            idp_client_id: "idp-client".into(),
+            idp_client_secret: None,
+        }),
+        ..OAuthConfig::default()
+    };
+    let client = connect(
+        &fake,
+        Some(OAuth::new(config, Headless::new(Tls::default()))),
+    )
+    .await
+    .unwrap();
+    client.list_tools().await.unwrap();
+    let seen = fake.seen.lock().unwrap();
+    let [x] = seen.exchanges.as_slice() else {
+        panic!("one exchange, not {:?}", seen.exchanges)
+    };
+    assert_eq!(
+        get(x, "grant_type"),
+        Some("urn:ietf:params:oauth:grant-type:token-exchange")
+    );
+    assert_eq!(get(x, "subject_token"), Some("the-id-token"));
+    assert_eq!(
+        get(x, "requested_token_type"),
+        Some("urn:ietf:params:oauth:token-type:id-jag")
+    );
+    assert_eq!(get(x, "audience"), Some(fake.base.as_str()));
+    assert_eq!(
+        get(x, "resource"),
+        Some(format!("{}/mcp", fake.base).as_str())
+    );
+    assert_eq!(get(x, "client_id"), Some("idp-client"));
+    let [t] = seen.tokens.as_slice() else {
+        panic!("one token request, not {:?}", seen.tokens)
+    };
+    assert_eq!(
+        get(t, "grant_type"),
+        Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+    );
+    assert_eq!(get(t, "assertion"), Some("the-id-jag"));
+    assert!(seen.authorizations.is_empty());
 }

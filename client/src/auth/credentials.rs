@@ -1,9 +1,12 @@
 //! The client credentials grant (the `io.modelcontextprotocol/oauth-client-credentials`
 //! extension): a machine client with no user, authenticating with its secret or with a
 //! signed JWT assertion (RFC 7523, `private_key_jwt`, ES256); and the names of the JWT
-//! bearer grant that presents a workload's identity token.
+//! bearer grant that presents a workload's identity token or an enterprise's identity
+//! assertion (SEP-990: an ID token exchanged at the identity provider first).
 
-use super::pkce::random;
+use super::Enterprise;
+use super::net::Net;
+use super::pkce::{form, random};
 use crate::error::Error;
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -62,6 +65,62 @@ pub(crate) fn assertion(pem: &str, client_id: &str, audience: &str) -> Result<St
         "{signing_input}.{}",
         URL_SAFE_NO_PAD.encode(sig.as_ref())
     ))
+}
+
+/// The `grant_type` of a token exchange (RFC 8693).
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+/// Exchanges the enterprise identity provider's ID token for an identity assertion
+/// authorization grant (an ID-JAG) for the authorization server `audience` and the resource
+/// `resource` (RFC 8693 at the identity provider's token endpoint).
+///
+/// # Errors
+///
+/// [`Error::Auth`] when the identity provider refuses or gives no token.
+pub(crate) async fn id_jag(
+    net: &Net,
+    e: &Enterprise,
+    audience: &str,
+    resource: &str,
+) -> Result<String, Error> {
+    let mut pairs = vec![
+        ("grant_type", TOKEN_EXCHANGE),
+        (
+            "requested_token_type",
+            "urn:ietf:params:oauth:token-type:id-jag",
+        ),
+        ("subject_token", e.id_token.as_str()),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token",
+        ),
+        ("audience", audience),
+        ("resource", resource),
+        ("client_id", e.idp_client_id.as_str()),
+    ];
+    if let Some(secret) = &e.idp_client_secret {
+        pairs.push(("client_secret", secret));
+    }
+    let endpoint = &e.idp_token_endpoint;
+    let a = net
+        .post(
+            endpoint,
+            Vec::new(),
+            "application/x-www-form-urlencoded",
+            form(&pairs).into_bytes(),
+        )
+        .await?;
+    let m = a.json().unwrap_or_default();
+    match m.get("access_token").and_then(serde_json::Value::as_str) {
+        Some(t) if (200..300).contains(&a.status) => Ok(t.to_owned()),
+        _ => Err(Error::Auth(format!(
+            "the identity provider's token endpoint {endpoint} gave no grant (HTTP {}, {})",
+            a.status,
+            m.get("error")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("no error code")
+        ))),
+    }
 }
 
 #[cfg(test)]

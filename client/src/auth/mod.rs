@@ -131,6 +131,33 @@ pub struct OAuthConfig {
     /// kept in between runs, readable by the user alone (see [`token_file`]); none: they
     /// live as long as the [`OAuth`].
     pub store: Option<std::path::PathBuf>,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token from the
+    /// enterprise's identity provider is exchanged there for an identity assertion, which
+    /// the JWT bearer grant presents to the authorization server, the client authenticating
+    /// with [`client_id`](Self::client_id) and its secret. No [`Browser`].
+    pub enterprise: Option<Enterprise>,
+}
+
+/// The enterprise identity provider of enterprise-managed authorization.
+#[derive(Clone)]
+pub struct Enterprise {
+    /// The user's ID token, issued by the identity provider to this client.
+    pub id_token: String,
+    /// The identity provider's token endpoint.
+    pub idp_token_endpoint: String,
+    /// This client's id at the identity provider.
+    pub idp_client_id: String,
+    /// Its secret there, if it has one.
+    pub idp_client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for Enterprise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Enterprise")
+            .field("idp_token_endpoint", &self.idp_token_endpoint)
+            .field("idp_client_id", &self.idp_client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for OAuthConfig {
@@ -147,6 +174,7 @@ impl Default for OAuthConfig {
             private_key_pem: None,
             assertion: None,
             store: None,
+            enterprise: None,
         }
     }
 }
@@ -165,6 +193,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("max_authorizations", &self.max_authorizations)
             .field("client_credentials", &self.client_credentials)
             .field("store", &self.store)
+            .field("enterprise", &self.enterprise)
             .finish_non_exhaustive()
     }
 }
@@ -372,7 +401,8 @@ impl OAuth {
             }
         }
         let scopes = self.scopes(st, challenge, resource_scopes, &meta);
-        if self.inner.config.client_credentials || self.inner.config.assertion.is_some() {
+        let c = &self.inner.config;
+        if c.client_credentials || c.assertion.is_some() || c.enterprise.is_some() {
             return self.machine(st, &issuer, &meta, &resource, scopes).await;
         }
         if meta.issuer.is_some()
@@ -441,7 +471,11 @@ impl OAuth {
             .clone()
             .ok_or_else(|| Error::Auth("the client credentials grant needs a client id".into()))?;
         let scope = scopes.join(" ");
-        let mut params = match &config.assertion {
+        let jag = match &config.enterprise {
+            Some(e) => Some(credentials::id_jag(&self.inner.net, e, issuer, resource).await?),
+            None => None,
+        };
+        let mut params = match jag.as_ref().or(config.assertion.as_ref()) {
             Some(jwt) => vec![
                 ("grant_type", credentials::JWT_BEARER_GRANT),
                 ("assertion", jwt.as_str()),
@@ -456,7 +490,7 @@ impl OAuth {
         let client = if let Some(pem) = config
             .private_key_pem
             .as_ref()
-            .filter(|_| config.assertion.is_none())
+            .filter(|_| config.assertion.is_none() && jag.is_none())
         {
             assertion = credentials::assertion(pem, &id, issuer)?;
             params.push(("client_assertion_type", credentials::JWT_BEARER));
