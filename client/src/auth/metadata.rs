@@ -165,6 +165,8 @@ pub(crate) struct Server {
     pub(crate) metadata_documents: bool,
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     pub(crate) iss_parameter: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449).
+    pub(crate) dpop_algs: Option<Vec<String>>,
 }
 
 impl Server {
@@ -249,6 +251,7 @@ pub(crate) async fn authorization_server(net: &Net, issuer: &str) -> Result<Opti
             code_challenge_methods: strings(&m, "code_challenge_methods_supported"),
             token_auth_methods: strings(&m, "token_endpoint_auth_methods_supported"),
             grant_types: strings(&m, "grant_types_supported"),
+            dpop_algs: strings(&m, "dpop_signing_alg_values_supported"),
             metadata_documents: m
                 .get("client_id_metadata_document_supported")
                 .and_then(Value::as_bool)

@@ -16,6 +16,7 @@
 //! appear in an error or a log line.
 
 mod credentials;
+mod dpop;
 mod loopback;
 mod metadata;
 mod net;
@@ -29,7 +30,7 @@ pub use store::token_file;
 use crate::error::Error;
 use crate::http::tls::Tls;
 use http::Uri;
-use http::header::{HeaderValue, LOCATION};
+use http::header::{AUTHORIZATION, HeaderName, HeaderValue, LOCATION};
 use metadata::{Challenge, Server, authorization_server, covers, default_endpoints, origin};
 use net::Net;
 use pkce::{Pkce, form, parse_query, random};
@@ -226,6 +227,11 @@ struct Inner {
     net: Net,
     /// The `Authorization` header of the current access token, read by every request.
     header: Mutex<Option<HeaderValue>>,
+    /// The access token, when it is bound to the DPoP key (each request then carries a proof
+    /// with its hash).
+    bound: Mutex<Option<String>>,
+    /// The DPoP key, made when an authorization server first supports DPoP.
+    dpop: std::sync::OnceLock<dpop::Dpop>,
     /// One flow at a time.
     state: tokio::sync::Mutex<State>,
 }
@@ -260,6 +266,8 @@ impl OAuth {
                 browser: Box::new(browser),
                 net,
                 header: Mutex::new(header),
+                bound: Mutex::new(None),
+                dpop: std::sync::OnceLock::new(),
                 state: tokio::sync::Mutex::new(state),
             }),
         }
@@ -276,11 +284,54 @@ impl OAuth {
         lock(&self.inner.header).clone()
     }
 
-    fn grant(&self, st: &mut State, access: String, refresh: Option<String>) -> Result<(), Error> {
-        *lock(&self.inner.header) = Some(bearer(&access)?);
+    /// The headers of authorization a request of `method` to `uri` carries: the token, and
+    /// a fresh proof when the token is DPoP-bound.
+    pub(crate) fn headers(&self, method: &str, uri: &Uri) -> Vec<(HeaderName, HeaderValue)> {
+        let Some(h) = self.header() else {
+            return Vec::new();
+        };
+        let mut out = vec![(AUTHORIZATION, h)];
+        let bound = lock(&self.inner.bound).clone();
+        if let (Some(token), Some(d)) = (bound, self.inner.dpop.get()) {
+            let nonce = lock(&d.rs_nonce).clone();
+            let proof = d.proof(method, &uri.to_string(), nonce.as_deref(), Some(&token));
+            if let Some(v) = proof.ok().and_then(|p| HeaderValue::from_str(&p).ok()) {
+                out.push((HeaderName::from_static("dpop"), v));
+            }
+        }
+        out
+    }
+
+    /// The DPoP key when the authorization server `meta` supports ES256 proofs.
+    fn dpop(&self, meta: &Server) -> Result<Option<&dpop::Dpop>, Error> {
+        let es256 = meta
+            .dpop_algs
+            .as_ref()
+            .is_some_and(|a| a.iter().any(|x| x == "ES256"));
+        if !es256 {
+            return Ok(None);
+        }
+        if self.inner.dpop.get().is_none() {
+            let _ = self.inner.dpop.set(dpop::Dpop::new()?);
+        }
+        Ok(self.inner.dpop.get())
+    }
+
+    fn grant(&self, st: &mut State, g: token::Granted) -> Result<(), Error> {
+        let access = g.access;
+        let value = if g.bound {
+            let mut v = HeaderValue::from_str(&format!("DPoP {access}"))
+                .map_err(|_| Error::Auth("the access token is no header value".into()))?;
+            v.set_sensitive(true);
+            v
+        } else {
+            bearer(&access)?
+        };
+        *lock(&self.inner.header) = Some(value);
+        *lock(&self.inner.bound) = g.bound.then(|| access.clone());
         st.access = Some(access);
-        if refresh.is_some() {
-            st.refresh = refresh;
+        if g.refresh.is_some() {
+            st.refresh = g.refresh;
         }
         if let Some(path) = &self.inner.config.store {
             store::save(path, st)?;
@@ -290,6 +341,7 @@ impl OAuth {
 
     fn forget(&self, st: &mut State) {
         *lock(&self.inner.header) = None;
+        *lock(&self.inner.bound) = None;
         st.access = None;
         st.refresh = None;
         st.requested.clear();
@@ -311,8 +363,20 @@ impl OAuth {
         status: u16,
         www: Option<&str>,
         sent: Option<&HeaderValue>,
+        nonce: Option<&str>,
         tries: &mut u32,
     ) -> Result<bool, Error> {
+        // NB. RFC 9449 §9: a resource server that wants a nonce in the proof gives one with
+        // its 401; the request is made again with it, once a nonce.
+        if let (401, Some(n), Some(d)) = (status, nonce, self.inner.dpop.get())
+            && lock(&self.inner.bound).is_some()
+        {
+            let mut slot = lock(&d.rs_nonce);
+            if slot.as_deref() != Some(n) {
+                *slot = Some(n.to_owned());
+                return Ok(true);
+            }
+        }
         let challenge = www.map(Challenge::parse).unwrap_or_default();
         if status == 403 && challenge.error.as_deref() != Some("insufficient_scope") {
             return Ok(false);
@@ -395,8 +459,9 @@ impl OAuth {
                 ("refresh_token", refresh.as_str()),
                 ("resource", resource.as_str()),
             ];
-            match token::request(net, &meta.token_endpoint, client, &params).await {
-                Ok(g) => return self.grant(st, g.access, g.refresh),
+            let dpop = self.dpop(&meta)?;
+            match token::request(net, &meta.token_endpoint, client, &params, dpop).await {
+                Ok(g) => return self.grant(st, g),
                 Err(e) => tracing::debug!("refreshing the token failed, authorizing anew: {e}"),
             }
         }
@@ -447,11 +512,12 @@ impl OAuth {
             ("code_verifier", pkce.verifier.as_str()),
             ("resource", resource.as_str()),
         ];
-        let g = token::request(net, &meta.token_endpoint, &client, &params).await?;
+        let dpop = self.dpop(&meta)?;
+        let g = token::request(net, &meta.token_endpoint, &client, &params, dpop).await?;
         st.requested = scopes;
         st.token_endpoint = Some(meta.token_endpoint.clone());
         st.resource = Some(resource);
-        self.grant(st, g.access, g.refresh)
+        self.grant(st, g)
     }
 
     /// A grant without a user: the JWT bearer grant presenting the configured assertion, or
@@ -507,11 +573,19 @@ impl OAuth {
                 auth: auth_for(meta, config.client_secret.is_some()),
             }
         };
-        let g = token::request(&self.inner.net, &meta.token_endpoint, &client, &params).await?;
+        let dpop = self.dpop(meta)?;
+        let g = token::request(
+            &self.inner.net,
+            &meta.token_endpoint,
+            &client,
+            &params,
+            dpop,
+        )
+        .await?;
         st.requested = scopes;
         st.token_endpoint = Some(meta.token_endpoint.clone());
         st.resource = Some(resource.to_owned());
-        self.grant(st, g.access, g.refresh)
+        self.grant(st, g)
     }
 
     /// The scopes of an authorization request: the challenge's, else the configured ones,

@@ -1,13 +1,14 @@
 //! Client identity (pre-registered, a Client ID Metadata Document, dynamic registration per
 //! RFC 7591) and the token endpoint (RFC 6749 §3.2, with its client authentication).
 
+use super::dpop::Dpop;
 use super::metadata::Server;
 use super::net::Net;
 use super::pkce::{encode, form};
 use crate::error::Error;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use http::header::{AUTHORIZATION, HeaderValue};
+use http::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
 /// How the client proves itself at the token endpoint.
@@ -139,6 +140,8 @@ pub(crate) async fn register(
 pub(crate) struct Granted {
     pub(crate) access: String,
     pub(crate) refresh: Option<String>,
+    /// Whether the token is bound to the client's DPoP key (`token_type` `DPoP`).
+    pub(crate) bound: bool,
 }
 
 /// A token request to `endpoint` with `params`, the client authenticating as `client`.
@@ -152,6 +155,7 @@ pub(crate) async fn request(
     endpoint: &str,
     client: &Registered,
     params: &[(&str, &str)],
+    dpop: Option<&Dpop>,
 ) -> Result<Granted, Error> {
     let mut pairs: Vec<(&str, &str)> = params.to_vec();
     let mut headers = Vec::new();
@@ -171,10 +175,40 @@ pub(crate) async fn request(
         _ => pairs.push(("client_id", &client.id)),
     }
     let body = form(&pairs).into_bytes();
-    let a = net
-        .post(endpoint, headers, "application/x-www-form-urlencoded", body)
-        .await?;
-    let m = a.json().unwrap_or_default();
+    let mut retried = false;
+    let (a, m) = loop {
+        let mut h = headers.clone();
+        if let Some(d) = dpop {
+            let nonce = d.as_nonce.lock().ok().and_then(|n| n.clone());
+            let proof = d.proof("POST", endpoint, nonce.as_deref(), None)?;
+            let v = HeaderValue::from_str(&proof)
+                .map_err(|_| Error::Auth("a DPoP proof that is no header value".into()))?;
+            h.push((HeaderName::from_static("dpop"), v));
+        }
+        let a = net
+            .post(
+                endpoint,
+                h,
+                "application/x-www-form-urlencoded",
+                body.clone(),
+            )
+            .await?;
+        let m = a.json().unwrap_or_default();
+        // NB. RFC 9449 §8: a server that wants a nonce says so once; the request is made again
+        // with it.
+        let fresh = a.headers.get("dpop-nonce").and_then(|v| v.to_str().ok());
+        if let (Some(d), Some(n), false) = (dpop, fresh, retried)
+            && a.status == 400
+            && m.get("error").and_then(Value::as_str) == Some("use_dpop_nonce")
+        {
+            if let Ok(mut slot) = d.as_nonce.lock() {
+                *slot = Some(n.to_owned());
+            }
+            retried = true;
+            continue;
+        }
+        break (a, m);
+    };
     if !(200..300).contains(&a.status) {
         let error = m
             .get("error")
@@ -203,13 +237,15 @@ pub(crate) async fn request(
         .get("token_type")
         .and_then(Value::as_str)
         .unwrap_or("Bearer");
-    if !kind.eq_ignore_ascii_case("bearer") {
+    let bound = dpop.is_some() && kind.eq_ignore_ascii_case("dpop");
+    if !kind.eq_ignore_ascii_case("bearer") && !bound {
         return Err(Error::Auth(format!(
             "the token endpoint {endpoint} gave a token of type {kind:?}, not Bearer"
         )));
     }
     Ok(Granted {
         access,
+        bound,
         refresh: m
             .get("refresh_token")
             .and_then(Value::as_str)

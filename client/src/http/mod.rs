@@ -266,8 +266,11 @@ impl Shared {
         for (n, v) in self.endpoint.headers.iter().chain(extra) {
             h.insert(n.clone(), v.clone());
         }
-        if let Some(v) = self.auth.as_ref().and_then(crate::auth::OAuth::header) {
-            h.insert(AUTHORIZATION, v);
+        if let Some(auth) = &self.auth {
+            let method = r.method().as_str().to_owned();
+            for (n, v) in auth.headers(&method, &self.endpoint.uri) {
+                r.headers_mut().insert(n, v);
+            }
         }
         r
     }
@@ -320,6 +323,11 @@ impl Shared {
                 .get(WWW_AUTHENTICATE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let nonce = resp
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let uri = &self.endpoint.uri;
             match auth
                 .answer(
@@ -327,6 +335,7 @@ impl Shared {
                     status.as_u16(),
                     www.as_deref(),
                     sent.as_ref(),
+                    nonce.as_deref(),
                     &mut tries,
                 )
                 .await
