@@ -51,6 +51,21 @@ pub(crate) struct Target {
     /// platform's roots and the configuration's `caFile` (may be given more than once).
     #[arg(long = "ca-file", value_name = "PATH", conflicts_with_all = ["tcp", "command"])]
     ca_file: Vec<PathBuf>,
+    /// Authorize with the server's authorization server when it answers `401`: the
+    /// authorization URL is printed, and the browser's redirect comes back to a loopback
+    /// port. On by default for a configured server with `clientId` or `scopes`.
+    #[arg(long, conflicts_with_all = ["tcp", "command", "sse"])]
+    oauth: bool,
+    /// A pre-registered OAuth client id (implies `--oauth`).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["tcp", "command", "sse"])]
+    client_id: Option<String>,
+    /// The secret of `--client-id`; read from the environment variable
+    /// `JANUS_CLIENT_SECRET` when not given, so it stays out of the process list.
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    client_secret: Option<String>,
+    /// A scope to ask for (may be given more than once; implies `--oauth`).
+    #[arg(long = "scope", value_name = "SCOPE", conflicts_with_all = ["tcp", "command", "sse"])]
+    scopes: Vec<String>,
     /// A TCP address (`host:port`) speaking newline-delimited JSON-RPC.
     #[arg(long, conflicts_with_all = ["config", "command"], value_name = "ADDR")]
     tcp: Option<String>,
@@ -59,20 +74,48 @@ pub(crate) struct Target {
     command: Vec<String>,
 }
 
+/// Authorization through the user's browser: the URL printed on stderr, the redirect taken
+/// on a loopback port (RFC 8252).
+fn oauth(
+    auth: janus_client::config::Authorization,
+    tls: &janus_client::Tls,
+    url: &str,
+) -> Result<janus_client::OAuth, Error> {
+    let browser = janus_client::Loopback::new(|url| {
+        eprintln!("janus: the server asks for authorization; open this URL to grant it:\n  {url}");
+    })?;
+    let config = janus_client::OAuthConfig {
+        client_id: auth.client_id,
+        client_secret: auth.client_secret,
+        scopes: auth.scopes,
+        tls: tls.clone(),
+        store: janus_client::auth::token_file(url),
+        ..janus_client::OAuthConfig::default()
+    };
+    Ok(janus_client::OAuth::new(config, browser))
+}
+
 impl Target {
     /// The transport and the options the flags and the configuration give.
     fn resolve(&self) -> Result<(Transport, Options), Error> {
+        self.resolve_with(false)
+    }
+
+    /// As [`resolve`](Self::resolve), authorization on whatever the flags say when `login`.
+    fn resolve_with(&self, login: bool) -> Result<(Transport, Options), Error> {
         let mut opts = Options {
             timeout: Duration::from_secs(self.timeout_secs),
             name: "janus".into(),
             ..Options::default()
         };
+        let mut auth = janus_client::config::Authorization::default();
         let reach = if let (Some(file), Some(name)) = (&self.config, &self.server) {
             let config = Config::load(file)?;
             let s = config.server(name)?;
             opts.mode = s.mode;
             opts.trusted = s.trusted;
             opts.tls = s.tls.clone();
+            auth = s.auth.clone();
             s.reach.clone()
         } else if let Some(url) = &self.url {
             Reach::Http {
@@ -99,6 +142,24 @@ impl Target {
         }
         opts.trusted |= self.trusted;
         opts.tls.ca_files.extend(self.ca_file.iter().cloned());
+        if self.client_id.is_some() {
+            auth.client_id.clone_from(&self.client_id);
+            auth.client_secret = self
+                .client_secret
+                .clone()
+                .or_else(|| std::env::var("JANUS_CLIENT_SECRET").ok());
+        }
+        auth.scopes.extend(self.scopes.iter().cloned());
+        let wanted = login || self.oauth || auth != janus_client::config::Authorization::default();
+        match &reach {
+            Reach::Http { url, .. } if wanted => opts.auth = Some(oauth(auth, &opts.tls, url)?),
+            _ if login => {
+                return Err(Error::Config(
+                    "janus login is for an http server (--url, or a url in --config)".into(),
+                ));
+            }
+            _ => {}
+        }
         if !self.ca_file.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
             return Err(Error::Config(
                 "--ca-file is for an http or sse server (--url, --sse, or a url in --config)"
@@ -142,6 +203,63 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 fn failed(e: &Error) -> ExitCode {
     eprintln!("janus: {e}");
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
+}
+
+/// `janus login`: authorizes with the server (when it asks for it) and keeps the tokens for
+/// later runs.
+pub(crate) fn login(target: &Target) -> ExitCode {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(c) => return c,
+    };
+    rt.block_on(async {
+        let (transport, opts) = match target.resolve_with(true) {
+            Ok(r) => r,
+            Err(e) => return failed(&e),
+        };
+        let Transport::Http { url, .. } = &transport else {
+            return ExitCode::FAILURE;
+        };
+        let url = url.clone();
+        let auth = opts.auth.clone();
+        let client = match Client::connect(transport, opts).await {
+            Ok(c) => c,
+            Err(e) => return failed(&e),
+        };
+        if let Err(e) = client.list_tools().await {
+            return failed(&e);
+        }
+        client.close(Duration::from_secs(2)).await;
+        match (
+            auth.is_some_and(|a| a.is_authorized()),
+            janus_client::auth::token_file(&url),
+        ) {
+            (true, Some(f)) => eprintln!(
+                "janus: authorized with {url}; tokens kept in {}",
+                f.display()
+            ),
+            _ => eprintln!("janus: {url} asked for no authorization"),
+        }
+        ExitCode::SUCCESS
+    })
+}
+
+/// `janus logout URL`: forgets the tokens kept for the server at `url`.
+pub(crate) fn logout(url: &str) -> ExitCode {
+    let Some(file) = janus_client::auth::token_file(url) else {
+        return failed(&Error::Config("no home folder: no tokens are kept".into()));
+    };
+    match std::fs::remove_file(&file) {
+        Ok(()) => {
+            eprintln!("janus: forgot the tokens of {url} ({})", file.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("janus: no tokens were kept for {url}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => failed(&Error::Config(format!("{}: {e}", file.display()))),
+    }
 }
 
 /// `janus tools`: the server's tools as normalised specs, with their safety classes and the

@@ -126,6 +126,18 @@ enum Command {
         #[command(flatten)]
         target: client_cli::Target,
     },
+    /// Authorize with an HTTP server that asks for it (`--url URL`, or `--config` and
+    /// `--server`): the authorization URL is printed, and the tokens are kept (a file under
+    /// the user's configuration folder, readable by the user alone) for `tools` and `call`.
+    Login {
+        #[command(flatten)]
+        target: client_cli::Target,
+    },
+    /// Forget the tokens kept for the server at URL.
+    Logout {
+        /// The server's URL, as given to `janus login --url`.
+        url: String,
+    },
     /// Measure Janus against its baselines and print side-by-side tables.
     ///
     /// `janus bench --help` gives its options. The benchmark is the `janus-bench` executable
@@ -230,6 +242,8 @@ fn main() -> ExitCode {
         }
         Command::Tools { target } => client_cli::tools(&target),
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
+        Command::Login { target } => client_cli::login(&target),
+        Command::Logout { url } => client_cli::logout(&url),
         Command::ConformanceClient { url } => {
             init_logs();
             conformance_client::run(&url)

@@ -63,6 +63,9 @@ pub struct Options {
     /// How the certificates of `https` servers are checked: the platform's roots, and the CA
     /// files added here. Read only when an HTTP transport's URL is `https`.
     pub tls: Tls,
+    /// Authorization for an HTTP server that asks for it (`401`): none by default, and then
+    /// such a status is the request's [`Error::Status`].
+    pub auth: Option<crate::auth::OAuth>,
 }
 
 /// A log message of the server's (`notifications/message`).
@@ -91,6 +94,7 @@ impl Default for Options {
             logs: None,
             log_level: None,
             tls: Tls::default(),
+            auth: None,
         }
     }
 }
@@ -581,8 +585,9 @@ impl Client {
             });
             if streamable {
                 let max = opts.max_frame;
+                let auth = opts.auth.clone();
                 tokio::spawn(crate::http::writer(
-                    hyper, endpoint, lines, sink, mirrors, max,
+                    hyper, endpoint, lines, sink, mirrors, max, auth,
                 ));
             } else {
                 let (ready, opened) = oneshot::channel();

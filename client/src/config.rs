@@ -1,9 +1,10 @@
 //! Servers described as MCP hosts describe them: a JSON file with `mcpServers` entries,
 //! each `command`/`args`/`env` (a child process) or `url`, plus Janus's `protocol` (the
-//! lifecycle mode), `trusted`, and `caFile` for a `url` (a PEM file of a private CA, or an
+//! lifecycle mode) and `trusted`; for a `url`, `caFile` (a PEM file of a private CA, or an
 //! array of them, trusted beside the platform's roots for `https`; a relative path is read
-//! from the configuration file's folder). An unknown transport, mode or field type is an
-//! error when the file is read, never a silent substitute.
+//! from the configuration file's folder) and the authorization fields `clientId`,
+//! `clientSecret` and `scopes` (see [`OAuth`](crate::OAuth)). An unknown transport, mode or
+//! field type is an error when the file is read, never a silent substitute.
 //!
 //! ```json
 //! {"mcpServers": {
@@ -59,6 +60,33 @@ pub struct Server {
     /// The CA files its `https` certificate may be signed by (`caFile`; none when absent),
     /// for [`Options::tls`](crate::Options::tls).
     pub tls: Tls,
+    /// Its authorization settings (`clientId`, `clientSecret`, `scopes`), for a `url`.
+    pub auth: Authorization,
+}
+
+/// How the client identifies itself to a server's authorization server, and what it asks
+/// for (each absent unless configured).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Authorization {
+    /// A pre-registered client id (`clientId`).
+    pub client_id: Option<String>,
+    /// Its secret (`clientSecret`).
+    pub client_secret: Option<String>,
+    /// Scopes to ask for (`scopes`, an array, or a space-separated string).
+    pub scopes: Vec<String>,
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorization")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "(hidden)"),
+            )
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 /// Every server of a configuration file, in the file's order.
@@ -202,12 +230,27 @@ fn server(name: &str, entry: &Value) -> Result<Server, String> {
     if !ca_files.is_empty() && !matches!(reach, Reach::Http { .. } | Reach::Sse { .. }) {
         return Err(format!("caFile is for a url, not for type {kind}"));
     }
+    let scopes = match e.get("scopes") {
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
+        v => strings(v, "scopes")?,
+    };
+    let auth = Authorization {
+        client_id: text("clientId")?,
+        client_secret: text("clientSecret")?,
+        scopes,
+    };
+    if auth != Authorization::default() && !matches!(reach, Reach::Http { .. }) {
+        return Err(format!(
+            "clientId, clientSecret and scopes are for an http url, not for type {kind}"
+        ));
+    }
     Ok(Server {
         name: name.to_owned(),
         reach,
         mode,
         trusted,
         tls: Tls { ca_files },
+        auth,
     })
 }
 
@@ -244,6 +287,28 @@ fn headers(e: &Map<String, Value>) -> Result<Vec<(String, String)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_authorization_fields_are_read_for_a_url_and_the_secret_is_never_shown() {
+        let c = Config::parse(
+            r#"{"mcpServers":{
+                "a":{"url":"https://h/mcp","clientId":"cid","clientSecret":"s3cret","scopes":["r","w"]},
+                "b":{"url":"https://h/mcp","scopes":"r w"},
+                "c":{"url":"https://h/mcp"}}}"#,
+        )
+        .unwrap();
+        let a = &c.server("a").unwrap().auth;
+        assert_eq!(a.client_id.as_deref(), Some("cid"));
+        assert_eq!(a.client_secret.as_deref(), Some("s3cret"));
+        assert_eq!(a.scopes, ["r", "w"]);
+        assert_eq!(c.server("b").unwrap().auth.scopes, ["r", "w"]);
+        assert_eq!(c.server("c").unwrap().auth, Authorization::default());
+        assert!(!format!("{c:?}").contains("s3cret"));
+        let e = Config::parse(r#"{"mcpServers":{"x":{"command":"srv","clientId":"cid"}}}"#);
+        assert!(e.unwrap_err().to_string().contains("clientId"));
+        let e = Config::parse(r#"{"mcpServers":{"x":{"url":"https://h","clientId":7}}}"#);
+        assert!(e.unwrap_err().to_string().contains("clientId"));
+    }
 
     #[test]
     fn a_hosts_file_reads_and_every_mistake_is_loud() {

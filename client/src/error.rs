@@ -51,6 +51,10 @@ pub enum Error {
     /// does not speak.
     #[error("protocol: {0}")]
     Protocol(String),
+    /// Authorization failed: discovery, registration, the authorization or token request,
+    /// or a check of what the authorization server sent (never with a token or secret).
+    #[error("authorization: {0}")]
+    Auth(String),
     /// The client's own settings are wrong (a configuration file, a mode, a server entry).
     #[error("configuration: {0}")]
     Config(String),
@@ -67,6 +71,7 @@ impl Error {
             Self::Timeout(_) | Self::Cancelled => 5,
             Self::Protocol(_) => 6,
             Self::Config(_) => 7,
+            Self::Auth(_) => 8,
         }
     }
 

@@ -20,6 +20,8 @@
 //!   [`SafetyClass`] computed fail closed from the hints and the server's trust.
 //! - **Typed errors** ([`Error`]): a protocol rejection is never taken for a transport or
 //!   session failure, a timeout or a cancellation.
+//! - **Authorization** ([`OAuth`]): the MCP authorization spec's OAuth 2.1 client, started
+//!   by a server's `401`, the user reached through a [`Browser`].
 //! - **Configuration** in the `mcpServers` format hosts use ([`config`]).
 //!
 //! ```no_run
@@ -37,6 +39,7 @@
 //!
 //! [`Duration`]: std::time::Duration
 
+pub mod auth;
 mod client;
 pub mod config;
 mod core;
@@ -49,6 +52,7 @@ mod spec;
 mod surface;
 mod transport;
 
+pub use auth::{Browser, Enterprise, Headless, Loopback, OAuth, OAuthConfig};
 pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
     Negotiated, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,

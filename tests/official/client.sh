@@ -8,8 +8,8 @@
 #   bash tests/official/client.sh            # both sets
 #   bash tests/official/client.sh 2025-11-25 # one
 #
-# Not in .ci/run: the authorization scenarios fail until janus-client speaks OAuth. The exit
-# code is 0 only when every scenario of every set run, scored or not, passed.
+# A lane of .ci/run. The exit code is 0 only when every scenario of every set run, scored or
+# not, passed.
 #
 # Node 22 (the npm package node@22) and the suite are installed under target/official/, as
 # tests/official/run.sh does (the same pin, so either script reuses the other's install). The

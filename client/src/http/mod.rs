@@ -19,7 +19,9 @@
 
 use crate::error::Error;
 use bytes::{Bytes, BytesMut};
-use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use http::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+};
 use http::{Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use janus_codec::{Parser, RawJson};
@@ -120,6 +122,8 @@ struct Shared {
     /// The 2026-07-28 POSTs in flight, by request id: a cancel drops them.
     flights: Mutex<HashMap<i64, tokio::task::AbortHandle>>,
     get_open: std::sync::atomic::AtomicBool,
+    /// Authorization, when the caller gave one: only a `401` or `403` reaches it.
+    auth: Option<crate::auth::OAuth>,
 }
 
 /// Writes the client's lines as POSTs, on `hyper` (built for the endpoint's scheme), until
@@ -131,6 +135,7 @@ pub(crate) async fn writer(
     sink: Sink,
     mirrors: Mirrors,
     max_body: usize,
+    auth: Option<crate::auth::OAuth>,
 ) {
     let shared = Arc::new(Shared {
         hyper,
@@ -141,6 +146,7 @@ pub(crate) async fn writer(
         session: Mutex::new(None),
         flights: Mutex::new(HashMap::new()),
         get_open: std::sync::atomic::AtomicBool::new(false),
+        auth,
     });
     while let Some(line) = lines.recv().await {
         let line = line.freeze();
@@ -260,6 +266,12 @@ impl Shared {
         for (n, v) in self.endpoint.headers.iter().chain(extra) {
             h.insert(n.clone(), v.clone());
         }
+        if let Some(auth) = &self.auth {
+            let method = r.method().as_str().to_owned();
+            for (n, v) in auth.headers(&method, &self.endpoint.uri) {
+                r.headers_mut().insert(n, v);
+            }
+        }
         r
     }
 
@@ -283,16 +295,57 @@ impl Shared {
                 .len()
                 .saturating_sub(usize::from(line.ends_with(b"\n"))),
         );
-        let req = self.request(Method::POST, body, &headers);
-        let resp = match self.hyper.request(req).await {
-            Ok(r) => r,
-            Err(e) => {
-                let uri = &self.endpoint.uri;
-                self.fail(
-                    id,
-                    Error::Transport(format!("POST {uri}: {}", describe(&e, uri))),
-                );
-                return;
+        let mut tries = 0;
+        let resp = loop {
+            let req = self.request(Method::POST, body.clone(), &headers);
+            let sent = req.headers().get(AUTHORIZATION).cloned();
+            let resp = match self.hyper.request(req).await {
+                Ok(r) => r,
+                Err(e) => {
+                    let uri = &self.endpoint.uri;
+                    self.fail(
+                        id,
+                        Error::Transport(format!("POST {uri}: {}", describe(&e, uri))),
+                    );
+                    return;
+                }
+            };
+            let status = resp.status();
+            let Some(auth) = self
+                .auth
+                .as_ref()
+                .filter(|_| matches!(status.as_u16(), 401 | 403))
+            else {
+                break resp;
+            };
+            let www = resp
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let nonce = resp
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let uri = &self.endpoint.uri;
+            match auth
+                .answer(
+                    uri,
+                    status.as_u16(),
+                    www.as_deref(),
+                    sent.as_ref(),
+                    nonce.as_deref(),
+                    &mut tries,
+                )
+                .await
+            {
+                Ok(true) => {}
+                Ok(false) => break resp,
+                Err(e) => {
+                    self.fail(id, e);
+                    return;
+                }
             }
         };
         let status = resp.status();
@@ -585,6 +638,7 @@ pub(crate) async fn sse_writer(
         session: Mutex::new(None),
         flights: Mutex::new(HashMap::new()),
         get_open: std::sync::atomic::AtomicBool::new(true),
+        auth: None,
     };
     let mut req = shared.request(Method::GET, Bytes::new(), &[]);
     req.headers_mut()
