@@ -7,10 +7,10 @@
 
 use crate::core::{Core, Identity, Incoming};
 use crate::error::{Error, Rejection};
-use crate::http::tls::Tls;
 use crate::input::Callbacks;
 use crate::result::CallResult;
 use crate::spec::ToolSpec;
+use crate::tls::Tls;
 use crate::transport::{self, Stderr, Transport};
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::{Id, Parser, ProtocolVersion, RawJson, encode};
@@ -566,7 +566,7 @@ impl Client {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             // NB. Built here, not in the writer, so that a CA file that cannot be read is the
             // error of `connect`.
-            let hyper = crate::http::Hyper::new(&endpoint.uri, &opts.tls)?;
+            let hyper = crate::tls::Hyper::new(&endpoint.uri, &opts.tls)?;
             let mirrors = crate::http::Mirrors::default();
             let streamable = matches!(transport, Transport::Http { .. });
             let inner = new_inner(Stderr::default(), streamable.then(|| Arc::clone(&mirrors)));

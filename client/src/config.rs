@@ -18,7 +18,7 @@
 
 use crate::client::Mode;
 use crate::error::Error;
-use crate::http::tls::Tls;
+use crate::tls::Tls;
 use crate::transport::Command;
 use serde_json::{Map, Value};
 use std::path::Path;

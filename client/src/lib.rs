@@ -50,6 +50,7 @@ mod json;
 mod result;
 mod spec;
 mod surface;
+mod tls;
 mod transport;
 
 pub use auth::{Browser, Enterprise, Headless, Loopback, OAuth, OAuthConfig};
@@ -59,7 +60,6 @@ pub use client::{
 };
 pub use core::Identity;
 pub use error::{Error, Rejection};
-pub use http::tls::Tls;
 pub use input::{Answer, Callbacks};
 pub use json::{canonical, compact};
 pub use result::{CallResult, Content};
@@ -68,4 +68,5 @@ pub use surface::{
     CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
     ResourceTemplate,
 };
+pub use tls::Tls;
 pub use transport::{Command, Transport};

@@ -28,7 +28,7 @@ pub use loopback::Loopback;
 pub use store::token_file;
 
 use crate::error::Error;
-use crate::http::tls::Tls;
+use crate::tls::Tls;
 use http::Uri;
 use http::header::{AUTHORIZATION, HeaderName, HeaderValue, LOCATION};
 use metadata::{Challenge, Server, authorization_server, covers, default_endpoints, origin};

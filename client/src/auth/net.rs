@@ -2,8 +2,7 @@
 //! authorization request), on the client's own hyper stack.
 
 use crate::error::Error;
-use crate::http::Hyper;
-use crate::http::tls::{Tls, describe};
+use crate::tls::{Hyper, Tls, describe};
 use bytes::{Bytes, BytesMut};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};

@@ -31,13 +31,11 @@ use tokio::sync::mpsc;
 
 mod mirror;
 mod sse;
-pub(crate) mod tls;
 
+use crate::tls::{Hyper, Tls, describe};
 pub(crate) use mirror::{Mirrors, mirrors_of};
 use mirror::{header_text, mirrored};
 use sse::{Event, Sse};
-pub(crate) use tls::Hyper;
-use tls::{Tls, describe};
 
 /// What the HTTP writer hands back to the client's read path.
 pub(crate) enum Delivery {

@@ -1,4 +1,5 @@
-//! `https` for the HTTP transports: rustls (on ring) behind hyper-util's connector.
+//! `https` for the HTTP transports and the authorization requests: rustls (on ring) behind
+//! hyper-util's connector.
 //!
 //! A server's certificate is checked against the platform's roots (read once per process by
 //! rustls-native-certs, which honours `SSL_CERT_FILE` and `SSL_CERT_DIR`) and the CA files
