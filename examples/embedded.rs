@@ -6,9 +6,10 @@
 //! `cargo run --example embedded -- 127.0.0.1:7001` (port 0, the default, picks a free one);
 //! it prints `listening on ADDR` once it accepts connections.
 
+use janus_server_core::Halt;
 use janus_server_core::serve::{self, Config, Shutdown};
 use janus_server_core::tools::{Args, Output, ToolSpec};
-use janus_server_core::{Ctx, RpcError, Server};
+use janus_server_core::{Ctx, Server};
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,7 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("embedded-example", "1.0.0")
         .tool(
             spec,
-            move |_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), RpcError> {
+            move |_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), Halt> {
                 out.text(&state.load(Ordering::Relaxed).to_string());
                 Ok(())
             },

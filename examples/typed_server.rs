@@ -9,6 +9,7 @@
 //! The argument and result types give the tools' input and output JSON Schemas; arguments that
 //! do not fit are answered `-32602` before the handler runs.
 
+use janus_server_core::Halt;
 use janus_server_core::content::Content;
 use janus_server_core::serve::{self, Config, Shutdown};
 use janus_server_core::tools::{Args, Output, ToolSpec};
@@ -38,9 +39,9 @@ struct Forecast {
 }
 
 /// A deterministic made-up forecast: the point is the shapes, not the weather.
-fn forecast(_: &Ctx<'_>, args: ForecastArgs, _: &mut Output<'_>) -> Result<Forecast, RpcError> {
+fn forecast(_: &Ctx<'_>, args: ForecastArgs, _: &mut Output<'_>) -> Result<Forecast, Halt> {
     if !(1..=7).contains(&args.days) {
-        return Err(RpcError::invalid_params("days must be between 1 and 7"));
+        return Err(RpcError::invalid_params("days must be between 1 and 7").into());
     }
     let seed = args.city.bytes().map(f64::from).sum::<f64>() % 10.0;
     let days = (1..=args.days)
@@ -70,12 +71,12 @@ struct Summary {
     mean: f64,
 }
 
-fn chart(_: &Ctx<'_>, args: ChartArgs, out: &mut Output<'_>) -> Result<Summary, RpcError> {
+fn chart(_: &Ctx<'_>, args: ChartArgs, out: &mut Output<'_>) -> Result<Summary, Halt> {
     let v = &args.values;
     if v.is_empty() || v.len() > 64 || v.iter().any(|x| !x.is_finite() || *x < 0.0) {
-        return Err(RpcError::invalid_params(
-            "values: 1 to 64 finite numbers, none below 0",
-        ));
+        return Err(
+            RpcError::invalid_params("values: 1 to 64 finite numbers, none below 0").into(),
+        );
     }
     let max = v.iter().copied().fold(0.0, f64::max);
     let min = v.iter().copied().fold(f64::INFINITY, f64::min);
@@ -102,7 +103,7 @@ fn chart(_: &Ctx<'_>, args: ChartArgs, out: &mut Output<'_>) -> Result<Summary, 
     })
 }
 
-fn greet(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn greet(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let name = args
         .str("name")
         .ok_or_else(|| RpcError::invalid_params("name must be a string"))?;

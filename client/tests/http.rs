@@ -5,10 +5,11 @@
 //! MCP answer.
 
 use janus_client::{CallOptions, Callbacks, Client, Content, Error, Mode, Options, Transport};
+use janus_server_core::Halt;
 use janus_server_core::http::{HttpConfig, McpService, serve_http};
 use janus_server_core::serve::Shutdown;
 use janus_server_core::tools::{Args, Output, ToolSpec};
-use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server, demo};
+use janus_server_core::{Ctx, InputRequest, InputRequired, Server, demo};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -121,7 +122,7 @@ async fn progress_rides_the_sse_stream_and_a_timeout_cancels() {
 
 fn asking() -> Arc<Server> {
     let schema = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
-    let ask = move |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), RpcError> {
+    let ask = move |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), Halt> {
         let Some(a) = ctx.input("name") else {
             return Err(InputRequired::new()
                 .ask("name", InputRequest::elicit("Your name?", schema)?)
@@ -143,14 +144,14 @@ fn asking() -> Arc<Server> {
         )
         .tool(
             ToolSpec::new("where", "a header", region).unwrap(),
-            |_: &Ctx<'_>, a: Args<'_>, o: &mut Output<'_>| -> Result<(), RpcError> {
+            |_: &Ctx<'_>, a: Args<'_>, o: &mut Output<'_>| -> Result<(), Halt> {
                 o.text(&format!("in {}", a.str("region").unwrap_or_default()));
                 Ok(())
             },
         )
         .tool(
             ToolSpec::new("bad", "an invalid header", bad).unwrap(),
-            |_: &Ctx<'_>, _: Args<'_>, o: &mut Output<'_>| -> Result<(), RpcError> {
+            |_: &Ctx<'_>, _: Args<'_>, o: &mut Output<'_>| -> Result<(), Halt> {
                 o.text("bad");
                 Ok(())
             },

@@ -7,9 +7,10 @@ use janus_client::{
     CallOptions, Callbacks, Cancel, Client, Content, Error, Mode, Options, SafetyClass, Transport,
 };
 use janus_codec::ProtocolVersion;
+use janus_server_core::Halt;
 use janus_server_core::serve::{Config, serve_stream};
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server, demo};
+use janus_server_core::{Ctx, InputRequest, InputRequired, Server, demo};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -208,7 +209,7 @@ fn waiter(flag: Arc<AtomicBool>) -> Arc<Server> {
     Server::builder("waiter", "1")
         .async_tool(
             spec,
-            move |_: &Ctx<'_>, _: Args<'_>| -> Result<ToolFuture, RpcError> {
+            move |_: &Ctx<'_>, _: Args<'_>| -> Result<ToolFuture, Halt> {
                 let guard = Dropped(Arc::clone(&flag), false);
                 Ok(Box::pin(async move {
                     let mut guard = guard;
@@ -339,7 +340,7 @@ async fn progress_reaches_the_caller() {
 
 fn asking() -> Arc<Server> {
     let schema = r#"{"type":"object","properties":{"name":{"type":"string"}}}"#;
-    let ask = move |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), RpcError> {
+    let ask = move |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), Halt> {
         let Some(a) = ctx.input("name") else {
             return Err(InputRequired::new()
                 .ask("name", InputRequest::elicit("Your name?", schema)?)

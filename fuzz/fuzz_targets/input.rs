@@ -25,9 +25,10 @@
 
 use arbitrary::Arbitrary;
 use bytes::BytesMut;
+use janus_server_core::Halt;
 use janus_server_core::serve::Runner;
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Connection, Ctx, InputRequest, InputRequired, RpcError, Server};
+use janus_server_core::{Connection, Ctx, InputRequest, InputRequired, Server};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -44,7 +45,7 @@ fn name_of(ctx: &Ctx<'_>, key: &str) -> Option<String> {
     c.get("name")?.as_string().map(|s| s.into_owned())
 }
 
-fn ask(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn ask(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let Some(n) = name_of(ctx, "name") else {
         return Err(InputRequired::new()
             .ask("name", InputRequest::elicit("Name?", SCHEMA)?)
@@ -54,7 +55,7 @@ fn ask(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError>
     Ok(())
 }
 
-fn two(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn two(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     if name_of(ctx, "a").is_none() {
         return Err(InputRequired::new()
             .ask("a", InputRequest::elicit("A?", SCHEMA)?)
@@ -70,7 +71,7 @@ fn two(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError>
     Ok(())
 }
 
-fn later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let ctx = ctx.to_owned();
     Ok(Box::pin(async move {
         tokio::task::yield_now().await;
@@ -83,7 +84,7 @@ fn later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
     }))
 }
 
-fn both(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn both(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     if ctx.input("m").is_none() || ctx.input("r").is_none() {
         return Err(InputRequired::new()
             .ask("m", InputRequest::sample_text("m?", 4))
@@ -179,11 +180,19 @@ enum Step {
         responses_junk: bool,
     },
     /// A retry with a state of arbitrary text.
-    Forged { state: String, answers: Vec<(u8, AnswerT)> },
+    Forged {
+        state: String,
+        answers: Vec<(u8, AnswerT)>,
+    },
     /// A handshake session's call.
     Legacy { tool: u8 },
     /// A reply to one of the server's requests (or to one it never sent).
-    Reply { which: u8, answer: AnswerT, error: bool, stray: bool },
+    Reply {
+        which: u8,
+        answer: AnswerT,
+        error: bool,
+        stray: bool,
+    },
     /// A cancel of a handshake session's request.
     Cancel { which: u8 },
     /// A modern `subscriptions/listen`.
@@ -298,8 +307,14 @@ impl Side {
                     || m.ends_with("acknowledged")
                 {
                     if let Some(tag) = v["params"]["_meta"][SUB].as_i64() {
-                        assert!(self.listens.contains(&tag), "a change for a listen not open: {v}");
-                        assert!(!self.cancelled.contains(&tag), "a change after the cancel: {v}");
+                        assert!(
+                            self.listens.contains(&tag),
+                            "a change for a listen not open: {v}"
+                        );
+                        assert!(
+                            !self.cancelled.contains(&tag),
+                            "a change after the cancel: {v}"
+                        );
                     } else {
                         // NB. Untagged changes go to a handshake session only.
                         assert!(self.listens.is_empty() && self.cancelled.is_empty(), "{v}");
@@ -309,8 +324,7 @@ impl Side {
                     assert!(v["id"].is_i64(), "a server request's id: {v}");
                     let m = v["method"].as_str().unwrap_or_default();
                     assert!(
-                        ["elicitation/create", "sampling/createMessage", "roots/list"]
-                            .contains(&m),
+                        ["elicitation/create", "sampling/createMessage", "roots/list"].contains(&m),
                         "{v}"
                     );
                 }
@@ -332,7 +346,9 @@ impl Side {
                 {
                     assert!(r["requestState"].is_string(), "{v}");
                     assert!(
-                        r["inputRequests"].as_object().is_some_and(|o| !o.is_empty()),
+                        r["inputRequests"]
+                            .as_object()
+                            .is_some_and(|o| !o.is_empty()),
                         "{v}"
                     );
                 }
@@ -423,7 +439,8 @@ fuzz_target!(|steps: Vec<Step>| {
             Step::Call { tool, arg, caps } => {
                 let t = usize::from(tool) % TOOLS.len();
                 let caps = caps.value();
-                let got = modern.request("tools/call", modern_params(TOOLS[t], arg, &caps, json!({})));
+                let got =
+                    modern.request("tools/call", modern_params(TOOLS[t], arg, &caps, json!({})));
                 let mut got = got;
                 got.extend(modern.run());
                 if let Some(s) = got
@@ -455,13 +472,25 @@ fuzz_target!(|steps: Vec<Step>| {
                     }
                 }
                 let state = String::from_utf8_lossy(&state).into_owned();
-                let tool = if other_tool { (r.tool + 1) % TOOLS.len() } else { r.tool };
-                let arg = if other_arg { r.arg.wrapping_add(1) } else { r.arg };
+                let tool = if other_tool {
+                    (r.tool + 1) % TOOLS.len()
+                } else {
+                    r.tool
+                };
+                let arg = if other_arg {
+                    r.arg.wrapping_add(1)
+                } else {
+                    r.arg
+                };
                 let mut more = serde_json::Map::new();
                 if !drop_state {
                     more.insert("requestState".into(), json!(state));
                 }
-                let resp = if responses_junk { json!([1, 2]) } else { responses(&answers) };
+                let resp = if responses_junk {
+                    json!([1, 2])
+                } else {
+                    responses(&answers)
+                };
                 more.insert("inputResponses".into(), resp);
                 let p = modern_params(TOOLS[tool], arg, &r.caps, Value::Object(more));
                 let mut got = modern.request("tools/call", p);
@@ -475,7 +504,10 @@ fuzz_target!(|steps: Vec<Step>| {
                         "a retry whose state is not the sealed one: {got:?}"
                     );
                 }
-                if let Some(s) = got.iter().find_map(|v| v["result"]["requestState"].as_str()) {
+                if let Some(s) = got
+                    .iter()
+                    .find_map(|v| v["result"]["requestState"].as_str())
+                {
                     round = Some(Round {
                         tool,
                         arg,
@@ -568,7 +600,8 @@ fuzz_target!(|steps: Vec<Step>| {
                 let name = format!("new{}", n % 4);
                 match what % 4 {
                     0 => {
-                        let spec = ToolSpec::new(&name, "new", r#"{"type":"object"}"#).expect("a spec");
+                        let spec =
+                            ToolSpec::new(&name, "new", r#"{"type":"object"}"#).expect("a spec");
                         let _ = server.add_tool(spec, ask);
                     }
                     1 => {
@@ -612,6 +645,9 @@ fuzz_target!(|steps: Vec<Step>| {
             .filter(|(_, must)| **must)
             .map(|(id, _)| *id)
             .collect();
-        assert!(unanswered.is_empty(), "requests never answered: {unanswered:?}");
+        assert!(
+            unanswered.is_empty(),
+            "requests never answered: {unanswered:?}"
+        );
     }
 });

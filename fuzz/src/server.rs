@@ -29,7 +29,7 @@ pub fn fuzz_server() -> Arc<Server> {
             |_: &janus_server_core::Ctx<'_>,
              _: janus_server_core::prompts::PromptArgs<'_>,
              _: &mut janus_server_core::prompts::PromptMessages| {
-                Err(janus_server_core::RpcError::invalid_params("no"))
+                Err(janus_server_core::RpcError::invalid_params("no").into())
             },
         )
         .resource(

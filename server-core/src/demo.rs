@@ -2,9 +2,10 @@
 //! resource `demo://text-64k` (64 KiB of text that never changes) and the prompt `greet`.
 
 use crate::api::ctx::Ctx;
+use crate::api::halt::Halt;
 use crate::api::tools::{Args, Output, TaskSupport, ToolSpec};
 use crate::engine::server::{Server, ServerBuilder};
-use crate::model::json::{Json, RpcError};
+use crate::model::json::Json;
 use std::sync::Arc;
 
 /// The longest `sleep` accepted, in milliseconds.
@@ -15,7 +16,7 @@ pub const MAX_SLEEP_MS: u64 = 600_000;
 /// # Errors
 ///
 /// Never: a missing text is a result with `isError: true`.
-pub fn echo(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+pub fn echo(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     match args.get("text") {
         Some(text) if text.is_string() => out.text_json(text),
         _ => out.fail("Invalid arguments for tool echo: text must be a string"),
@@ -28,7 +29,7 @@ pub fn echo(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Rpc
 /// # Errors
 ///
 /// Never: arguments that are not numbers give a result with `isError: true`.
-pub fn add(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+pub fn add(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let sum = match (args.i64("a"), args.i64("b")) {
         (Some(a), Some(b)) => a.checked_add(b).map(|s| s.to_string()),
         _ => match (args.f64("a"), args.f64("b")) {
@@ -57,7 +58,7 @@ pub fn add(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcE
 /// # Errors
 ///
 /// Never.
-pub fn fail(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+pub fn fail(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     out.fail("fail: this tool always fails");
     Ok(())
 }
@@ -118,7 +119,7 @@ fn greet(
     _: &Ctx<'_>,
     args: crate::api::prompts::PromptArgs<'_>,
     out: &mut crate::api::prompts::PromptMessages,
-) -> Result<(), RpcError> {
+) -> Result<(), Halt> {
     let name = args.str("name").unwrap_or_default();
     out.user(crate::model::content::Content::text(format!(
         "Write a short, friendly greeting for {name}."
@@ -171,7 +172,7 @@ pub fn builder() -> ServerBuilder {
 ///
 /// Never at once: bad arguments give a result with `isError: true`.
 #[cfg(feature = "tokio")]
-pub fn sleep(ctx: &Ctx<'_>, args: Args<'_>) -> Result<crate::api::tools::ToolFuture, RpcError> {
+pub fn sleep(ctx: &Ctx<'_>, args: Args<'_>) -> Result<crate::api::tools::ToolFuture, Halt> {
     use crate::api::tools::ToolResult;
     let ms = args.i64("ms").and_then(|ms| u64::try_from(ms).ok());
     let report = ctx.progress_token().is_some();

@@ -52,7 +52,7 @@ mod model;
 
 #[cfg(feature = "serde")]
 pub use api::typed;
-pub use api::{complete, ctx, input, prompts, resources, tools};
+pub use api::{complete, ctx, halt, input, prompts, resources, tools};
 #[cfg(feature = "http")]
 pub use drivers::http;
 #[cfg(feature = "tokio")]
@@ -64,6 +64,7 @@ pub use model::{content, json};
 
 pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
 pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};
+pub use halt::Halt;
 pub use input::{InputRequest, InputRequired};
 pub use janus_codec as codec;
 pub use jobs::{Action, Done, JobEnd, Work};

@@ -1,11 +1,12 @@
 //! Tests of the tokio driver over in-memory duplex streams and loopback TCP.
 //! Every test is bounded in count and time and stops by itself.
 
+use janus_server_core::Ctx;
+use janus_server_core::Halt;
 use janus_server_core::demo;
 use janus_server_core::serve::{Config, Shutdown, serve_stream, serve_stream_until, serve_tcp};
 use janus_server_core::server::Server;
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolSpec};
-use janus_server_core::{Ctx, RpcError};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -221,10 +222,10 @@ async fn requests_in_flight_at_end_of_input_are_answered_before_serve_returns() 
 
 #[tokio::test]
 async fn a_panicking_tool_is_an_internal_error_and_the_connection_goes_on() {
-    fn boom(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), RpcError> {
+    fn boom(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), Halt> {
         panic!("secret internals")
     }
-    fn boom_later(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn boom_later(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         Ok(Box::pin(async {
             tokio::task::yield_now().await;
             panic!("secret internals")

@@ -2,9 +2,10 @@
 //! frames, cancellation, panics, ids.
 
 use bytes::{Bytes, BytesMut};
+use janus_server_core::Halt;
 use janus_server_core::codec::Frame;
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, RpcError, Server, demo};
+use janus_server_core::{Ctx, Server, demo};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -268,22 +269,22 @@ async fn an_asynchronous_tool_is_a_job_named_by_its_request_id() {
 /// A server whose `boom` tool panics when its argument says so, and `later` does the same
 /// inside its future.
 fn panicking_server() -> Arc<Server> {
-    fn panics(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), RpcError> {
+    fn panics(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), Halt> {
         panic!("secret internals")
     }
-    fn boom(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn boom(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         out.text("partial output");
         assert!(args.get("boom").is_none(), "secret internals");
         Ok(())
     }
-    fn later(_: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn later(_: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         let boom = args.get("boom").is_some();
         Ok(Box::pin(async move {
             assert!(!boom, "secret internals");
             Ok(ToolResult::text("fine"))
         }))
     }
-    fn starts_badly(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn starts_badly(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         panic!("secret internals")
     }
     let schema = r#"{"type":"object"}"#;

@@ -5,10 +5,11 @@
 mod http_client;
 
 use http_client::{call, request};
+use janus_server_core::Halt;
 use janus_server_core::http::{HttpConfig, McpService, serve_http};
 use janus_server_core::serve::Shutdown;
 use janus_server_core::tools::{Args, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, RpcError, Server, demo};
+use janus_server_core::{Ctx, Server, demo};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -251,7 +252,7 @@ async fn a_client_that_closes_its_stream_cancels_the_request() {
             DROPPED.store(true, Ordering::SeqCst);
         }
     }
-    fn forever(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn forever(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
             let _flag = Flag;
@@ -301,7 +302,7 @@ async fn a_task_cancelled_through_another_post_stops_its_work() {
             DROPPED.store(true, Ordering::SeqCst);
         }
     }
-    fn forever(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn forever(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         Ok(Box::pin(async move {
             let _flag = Flag;
             tokio::time::sleep(Duration::from_secs(600)).await;
@@ -524,7 +525,7 @@ async fn mcp_param_headers_must_stand_for_the_marked_arguments() {
         _: &Ctx<'_>,
         args: Args<'_>,
         out: &mut janus_server_core::tools::Output<'_>,
-    ) -> Result<(), RpcError> {
+    ) -> Result<(), Halt> {
         out.text(&args.str("region").unwrap_or_default());
         Ok(())
     }
@@ -611,15 +612,15 @@ async fn mcp_name_may_carry_its_name_or_uri_in_the_base64_sentinel() {
         _: &Ctx<'_>,
         _: Args<'_>,
         out: &mut janus_server_core::tools::Output<'_>,
-    ) -> Result<(), RpcError> {
+    ) -> Result<(), Halt> {
         out.text("hi");
         Ok(())
     }
-    fn greet(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+    fn greet(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), Halt> {
         out.user(Content::text("grüß dich"));
         Ok(())
     }
-    fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         out.text(uri, Some("text/plain"), "Straße");
         Ok(())
     }
@@ -749,7 +750,7 @@ async fn an_inline_handler_that_sends_progress_first_answers_with_an_sse_stream(
         ctx: &Ctx<'_>,
         _: Args<'_>,
         out: &mut janus_server_core::tools::Output<'_>,
-    ) -> Result<(), RpcError> {
+    ) -> Result<(), Halt> {
         ctx.progress(1.0, Some(2.0), Some("half"));
         ctx.progress(2.0, Some(2.0), None);
         out.text("done");
@@ -886,7 +887,7 @@ async fn http2_without_tls_is_served_too() {
 
 #[tokio::test]
 async fn a_legacy_answer_right_after_its_last_notification_is_never_lost() {
-    fn burst(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn burst(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
             for p in [0.0, 50.0, 100.0] {

@@ -10,6 +10,7 @@ mod http_client;
 
 use http::{Request, Response};
 use http_client::{Reply, request};
+use janus_server_core::Halt;
 use janus_server_core::demo;
 use janus_server_core::http::tower_layer::Layer as _;
 use janus_server_core::http::{
@@ -430,13 +431,13 @@ async fn a_verifier_of_ones_own_hands_its_principal_to_the_service_behind() {
 #[tokio::test]
 async fn handlers_see_who_calls_in_both_eras() {
     use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-    use janus_server_core::{Ctx, RpcError, Server};
-    fn whoami(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    use janus_server_core::{Ctx, Server};
+    fn whoami(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         let who = ctx.principal().and_then(|p| p.subject.clone());
         out.text(&who.unwrap_or_else(|| "nobody".into()));
         Ok(())
     }
-    fn whoami_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn whoami_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
             let who = ctx.principal().and_then(|p| p.subject.clone());

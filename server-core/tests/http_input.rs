@@ -6,10 +6,11 @@
 mod http_client;
 
 use http_client::request;
+use janus_server_core::Halt;
 use janus_server_core::http::{HttpConfig, McpService, serve_http};
 use janus_server_core::serve::Shutdown;
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server};
+use janus_server_core::{Ctx, InputRequest, InputRequired, Server};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::timeout;
 
-fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let name = ctx
         .input("name")
         .and_then(|r| r.get("content"))
@@ -35,7 +36,7 @@ fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcE
 }
 
 /// `ask_name`, asked from inside asynchronous work.
-fn ask_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn ask_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let ctx = ctx.to_owned();
     Ok(Box::pin(async move {
         tokio::time::sleep(Duration::from_millis(2)).await;

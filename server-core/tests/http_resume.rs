@@ -7,10 +7,11 @@
 mod http_client;
 
 use http_client::{Reply, request};
+use janus_server_core::Halt;
 use janus_server_core::http::{HttpConfig, McpService, serve_http};
 use janus_server_core::serve::Shutdown;
 use janus_server_core::tools::{Args, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, RpcError, Server};
+use janus_server_core::{Ctx, Server};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use tokio::net::TcpStream;
 use tokio::time::timeout;
 
 /// Progress 1, lets go of its connection, progress 2, then answers.
-fn closer(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn closer(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let ctx = ctx.to_owned();
     Ok(Box::pin(async move {
         ctx.progress(1.0, None, None);
@@ -32,7 +33,7 @@ fn closer(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
 }
 
 /// Progress 1, waits, progress 2, then answers.
-fn slow(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn slow(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let ctx = ctx.to_owned();
     Ok(Box::pin(async move {
         ctx.progress(1.0, None, None);

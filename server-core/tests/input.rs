@@ -3,12 +3,13 @@
 //! session's server-to-client requests, with the bad inputs of each.
 
 use bytes::BytesMut;
+use janus_server_core::Halt;
 use janus_server_core::content::Content;
 use janus_server_core::ctx::Principal;
 use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
 use janus_server_core::resources::{Contents, ResourceSpec};
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
-use janus_server_core::{Ctx, InputRequest, InputRequired, RpcError, Server};
+use janus_server_core::{Ctx, InputRequest, InputRequired, Server};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,7 +30,7 @@ fn answered(ctx: &Ctx<'_>, key: &str, field: &str) -> Option<String> {
         .map(|s| s.into_owned())
 }
 
-fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
             .ask("name", InputRequest::elicit("Your name?", NAME)?)
@@ -40,7 +41,7 @@ fn ask_name(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcE
 }
 
 /// Two rounds, with a state of its own in the first.
-fn two_rounds(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn two_rounds(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
             .ask("name", InputRequest::elicit("Your name?", NAME)?)
@@ -61,7 +62,7 @@ fn two_rounds(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Rp
 }
 
 /// Asks a sampling and roots at once.
-fn both(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn both(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     if ctx.input("model").is_none() && ctx.input("roots").is_none() {
         return Err(InputRequired::new()
             .ask("model", InputRequest::sample_text("hi", 10))
@@ -76,7 +77,7 @@ fn both(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError
     Ok(())
 }
 
-fn async_ask(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn async_ask(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
             .ask("name", InputRequest::elicit("Your name?", NAME)?)
@@ -89,7 +90,7 @@ fn async_ask(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
 }
 
 /// A task that asks two things within itself.
-fn parked(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+fn parked(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
     let (Some(a), Some(b)) = (answered(ctx, "a", "name"), answered(ctx, "b", "name")) else {
         return Err(InputRequired::new()
             .ask("a", InputRequest::elicit("A?", NAME)?)
@@ -134,7 +135,7 @@ fn ask_later(ctx: &Ctx<'_>, args: Args<'_>, within: bool) -> ToolFuture {
 fn later_prompt(
     ctx: &Ctx<'_>,
     _: PromptArgs<'_>,
-) -> Result<janus_server_core::prompts::MessagesFuture, RpcError> {
+) -> Result<janus_server_core::prompts::MessagesFuture, Halt> {
     let ctx = ctx.to_owned();
     Ok(Box::pin(async move {
         tokio::task::yield_now().await;
@@ -149,7 +150,7 @@ fn later_prompt(
     }))
 }
 
-fn ask_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+fn ask_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), Halt> {
     let Some(name) = answered(ctx, "name", "name") else {
         return Err(InputRequired::new()
             .ask("name", InputRequest::elicit("Your name?", NAME)?)
@@ -159,7 +160,7 @@ fn ask_prompt(ctx: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Res
     Ok(())
 }
 
-fn roots_resource(ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+fn roots_resource(ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
     let Some(r) = ctx.input("roots") else {
         return Err(InputRequired::new()
             .ask("roots", InputRequest::list_roots())

@@ -3,28 +3,29 @@
 //! `subscriptions/listen` (acknowledgement, filter, tags, cancellation, the closing answer).
 
 use bytes::BytesMut;
+use janus_server_core::Halt;
 use janus_server_core::content::Content;
 use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
 use janus_server_core::resources::{Contents, ResourceSpec};
 use janus_server_core::tools::{Args, Output, ToolSpec};
-use janus_server_core::{Ctx, RpcError, Server};
+use janus_server_core::{Ctx, Server};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 mod support;
 use support::*;
 
-fn hello(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+fn hello(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
     out.text("hello");
     Ok(())
 }
 
-fn note(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+fn note(_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), Halt> {
     out.user(Content::text("a note"));
     Ok(())
 }
 
-fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+fn doc(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
     out.text(uri, None, "doc");
     Ok(())
 }

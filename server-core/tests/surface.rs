@@ -1,6 +1,7 @@
 //! `Connection` in memory: prompts, resources, templates, completions and legacy logging, in
 //! both eras (`decisions.md`, "Server surface").
 
+use janus_server_core::Halt;
 use janus_server_core::content::Content;
 use janus_server_core::prompts::{PromptArgs, PromptMessages, PromptSpec};
 use janus_server_core::resources::{Contents, ResourceSpec, TemplateSpec, Vars};
@@ -13,7 +14,7 @@ mod support;
 use support::*;
 
 fn server(page_size: usize) -> Arc<Server> {
-    fn greet(_: &Ctx<'_>, args: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), RpcError> {
+    fn greet(_: &Ctx<'_>, args: PromptArgs<'_>, out: &mut PromptMessages) -> Result<(), Halt> {
         let who = args.get("who").unwrap_or_default();
         out.description("a greeting");
         out.user(Content::text(format!("Say hello to {who}")));
@@ -24,18 +25,18 @@ fn server(page_size: usize) -> Arc<Server> {
         ));
         Ok(())
     }
-    fn fails(_: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), RpcError> {
-        Err(RpcError::invalid_params("no such mood"))
+    fn fails(_: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), Halt> {
+        Err(RpcError::invalid_params("no such mood").into())
     }
-    fn static_text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn static_text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         out.text(uri, Some("text/plain"), "static text");
         Ok(())
     }
-    fn static_blob(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn static_blob(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         out.blob(uri, Some("image/png"), &[1, 2, 3]);
         Ok(())
     }
-    fn item(_: &Ctx<'_>, uri: &str, v: &Vars, out: &mut Contents) -> Result<(), RpcError> {
+    fn item(_: &Ctx<'_>, uri: &str, v: &Vars, out: &mut Contents) -> Result<(), Halt> {
         // Ids above 100 hold nothing: not found.
         if v.get("id")
             .and_then(|i| i.parse::<u32>().ok())
@@ -49,7 +50,7 @@ fn server(page_size: usize) -> Arc<Server> {
         }
         Ok(())
     }
-    fn logs(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn logs(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         ctx.log(LogLevel::Debug, None, &Json::string("debug"));
         ctx.log(LogLevel::Warning, Some("t"), &Json::string("warning"));
         out.text("logged");
@@ -424,14 +425,14 @@ fn icons_and_meta_appear_in_the_revisions_that_have_them() {
             .theme("dark")
     };
     let meta = || Json::parse(r#"{"example.com/k":1}"#).unwrap();
-    fn nothing(_: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), RpcError> {
+    fn nothing(_: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), Halt> {
         Ok(())
     }
-    fn text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn text(_: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         out.text(uri, None, "x");
         Ok(())
     }
-    fn tool(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), RpcError> {
+    fn tool(_: &Ctx<'_>, _: Args<'_>, _: &mut Output<'_>) -> Result<(), Halt> {
         Ok(())
     }
     let server = Server::builder("d", "1")
@@ -503,7 +504,7 @@ fn icons_and_meta_appear_in_the_revisions_that_have_them() {
 fn later_server() -> Arc<Server> {
     use janus_server_core::prompts::MessagesFuture;
     use janus_server_core::resources::ContentsFuture;
-    fn slow_doc(ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+    fn slow_doc(ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
         let uri = uri.to_owned();
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
@@ -514,16 +515,16 @@ fn later_server() -> Arc<Server> {
                 return Ok(c);
             }
             if uri.ends_with("/fails") {
-                return Err(RpcError::invalid_params("no such page"));
+                return Err(RpcError::invalid_params("no such page").into());
             }
             c.text(&uri, Some("text/plain"), "read later");
             Ok(c)
         }))
     }
-    fn slow_prompt(_: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+    fn slow_prompt(_: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, Halt> {
         let who = args.str("who").unwrap_or_default().into_owned();
         if who == "nobody" {
-            return Err(RpcError::invalid_params("who must be someone"));
+            return Err(RpcError::invalid_params("who must be someone").into());
         }
         Ok(Box::pin(async move {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;

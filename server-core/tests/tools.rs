@@ -1,6 +1,7 @@
 //! `Connection` in memory: tools through the tool API: pagination, content types, errors, the
 //! handler context, progress.
 
+use janus_server_core::Halt;
 use janus_server_core::content::{Annotations, Content, Role};
 use janus_server_core::tools::{Args, Output, ToolFuture, ToolResult, ToolSpec};
 use janus_server_core::{Ctx, Json, LogLevel, RpcError, Server, demo};
@@ -108,7 +109,7 @@ fn an_invalid_cursor_is_invalid_params() {
 /// A server with one tool of each kind of content, tools that answer errors, and tools that
 /// show their context.
 fn api_server() -> Arc<Server> {
-    fn every_block(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn every_block(_: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         let note = Annotations {
             audience: vec![Role::User, Role::Assistant],
             priority: Some(0.5),
@@ -128,28 +129,29 @@ fn api_server() -> Arc<Server> {
             .structured(Json::parse(r#"[1,"two",{"three":3}]"#).unwrap());
         Ok(())
     }
-    fn rejects(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn rejects(_: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         out.text("written before the error");
         match args.i64("n") {
             Some(n) if n > 0 => Ok(()),
             _ => Err(RpcError::invalid_params("n must be a positive integer")
-                .with_data(Json::parse(r#"{"field":"n"}"#).unwrap())),
+                .with_data(Json::parse(r#"{"field":"n"}"#).unwrap())
+                .into()),
         }
     }
-    fn rejects_later(_: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn rejects_later(_: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         let ok = args.get("ok").is_some();
         if args.get("now").is_some() {
-            return Err(RpcError::new(-32001, "refused at once"));
+            return Err(RpcError::new(-32001, "refused at once").into());
         }
         Ok(Box::pin(async move {
             if ok {
                 Ok(ToolResult::text("fine").with(Content::image(b"x", "image/gif")))
             } else {
-                Err(RpcError::new(-32002, "refused later"))
+                Err(RpcError::new(-32002, "refused later").into())
             }
         }))
     }
-    fn whoami(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn whoami(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         out.text(&format!("id={}", ctx.request_id().as_raw()))
             .text(ctx.version().as_str())
             .text(&format!("{:?}", ctx.era()))
@@ -158,7 +160,7 @@ fn api_server() -> Arc<Server> {
             .text(ctx.progress_token().map_or("none", |t| t.as_str()));
         Ok(())
     }
-    fn chatty(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn chatty(ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         ctx.progress(1.0, Some(2.0), Some("half"));
         // Progress that does not increase is not sent.
         ctx.progress(1.0, Some(2.0), None);
@@ -168,7 +170,7 @@ fn api_server() -> Arc<Server> {
         out.text("done");
         Ok(())
     }
-    fn chatty_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn chatty_later(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
             for i in 1..=3 {

@@ -2,6 +2,7 @@
 //! `structuredContent`.
 #![cfg(feature = "serde")]
 
+use janus_server_core::Halt;
 use janus_server_core::content::Content;
 use janus_server_core::tools::Output;
 use janus_server_core::{Context, Ctx, RpcError, Server};
@@ -30,17 +31,17 @@ struct Wait {
     ms: u64,
 }
 
-fn add(_: &Ctx<'_>, args: AddArgs, out: &mut Output<'_>) -> Result<Sum, RpcError> {
+fn add(_: &Ctx<'_>, args: AddArgs, out: &mut Output<'_>) -> Result<Sum, Halt> {
     if args.a == 7 {
         out.content(&Content::image(b"seven", "image/png"));
     }
     args.a
         .checked_add(args.b)
         .map(|sum| Sum { sum })
-        .ok_or_else(|| RpcError::invalid_params("the sum overflows"))
+        .ok_or_else(|| RpcError::invalid_params("the sum overflows").into())
 }
 
-async fn wait(ctx: Context, args: Wait) -> Result<Sum, RpcError> {
+async fn wait(ctx: Context, args: Wait) -> Result<Sum, Halt> {
     tokio::time::sleep(std::time::Duration::from_millis(args.ms)).await;
     Ok(Sum {
         sum: i64::try_from(args.ms).unwrap_or(0) + i64::from(ctx.is_cancelled()),
@@ -134,7 +135,7 @@ async fn arguments_are_checked_and_results_are_structured() {
 
 #[test]
 fn a_result_type_that_is_not_an_object_is_refused_at_registration() {
-    fn number(_: &Ctx<'_>, _: AddArgs, _: &mut Output<'_>) -> Result<i64, RpcError> {
+    fn number(_: &Ctx<'_>, _: AddArgs, _: &mut Output<'_>) -> Result<i64, Halt> {
         Ok(1)
     }
     let e = Server::builder("typed", "1")

@@ -282,15 +282,6 @@ impl InputRequired {
     }
 }
 
-impl From<InputRequired> for RpcError {
-    /// Not an error on the wire: the core asks the client, then runs the handler again.
-    fn from(input: InputRequired) -> Self {
-        let mut e = Self::new(janus_codec::INTERNAL_ERROR, "Input required");
-        e.input = Some(Box::new(input));
-        e
-    }
-}
-
 /// The client's answers a request is served with: this round's and the earlier rounds'.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Inputs {

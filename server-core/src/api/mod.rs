@@ -5,6 +5,7 @@
 
 pub mod complete;
 pub mod ctx;
+pub mod halt;
 pub mod input;
 pub mod prompts;
 pub mod resources;

@@ -6,6 +6,7 @@
 //! handler as a string, as the specification has them.
 
 use crate::api::ctx::Ctx;
+use crate::api::halt::Halt;
 use crate::model::content::{Content, Role};
 use crate::model::json::RpcError;
 use janus_codec::RawJson;
@@ -179,7 +180,7 @@ pub trait Prompt: Send + Sync + 'static {
         ctx: &Ctx<'_>,
         args: PromptArgs<'_>,
         out: &mut PromptMessages,
-    ) -> Result<(), RpcError>;
+    ) -> Result<(), Halt>;
 
     /// True for a handler whose answer comes later ([`AsyncPrompt`]).
     #[doc(hidden)]
@@ -189,13 +190,13 @@ pub trait Prompt: Send + Sync + 'static {
 
     /// Starts a handler whose answer comes later.
     #[doc(hidden)]
-    fn start(&self, _ctx: &Ctx<'_>, _args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
-        Err(RpcError::internal())
+    fn start(&self, _ctx: &Ctx<'_>, _args: PromptArgs<'_>) -> Result<MessagesFuture, Halt> {
+        Err(RpcError::internal().into())
     }
 }
 
 /// The future of an asynchronous prompt.
-pub type MessagesFuture = crate::api::ctx::BoxFuture<Result<PromptMessages, RpcError>>;
+pub type MessagesFuture = crate::api::ctx::BoxFuture<Result<PromptMessages, Halt>>;
 
 /// A prompt's handler whose answer comes later: it checks the arguments, copies what it
 /// needs, and returns the work, which the driver runs as a job.
@@ -205,14 +206,14 @@ pub trait AsyncPrompt: Send + Sync + 'static {
     /// # Errors
     ///
     /// The JSON-RPC error the request gets at once (or an [`crate::InputRequired`]).
-    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError>;
+    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, Halt>;
 }
 
 impl<F> AsyncPrompt for F
 where
-    F: Fn(&Ctx<'_>, PromptArgs<'_>) -> Result<MessagesFuture, RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, PromptArgs<'_>) -> Result<MessagesFuture, Halt> + Send + Sync + 'static,
 {
-    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+    fn get(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, Halt> {
         self(ctx, args)
     }
 }
@@ -221,23 +222,23 @@ where
 pub(crate) struct LaterPrompt<H>(pub(crate) H);
 
 impl<H: AsyncPrompt> Prompt for LaterPrompt<H> {
-    fn get(&self, _: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), RpcError> {
+    fn get(&self, _: &Ctx<'_>, _: PromptArgs<'_>, _: &mut PromptMessages) -> Result<(), Halt> {
         // NB. Never called: the core starts it as a job.
-        Err(RpcError::internal())
+        Err(RpcError::internal().into())
     }
 
     fn is_later(&self) -> bool {
         true
     }
 
-    fn start(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, RpcError> {
+    fn start(&self, ctx: &Ctx<'_>, args: PromptArgs<'_>) -> Result<MessagesFuture, Halt> {
         self.0.get(ctx, args)
     }
 }
 
 impl<F> Prompt for F
 where
-    F: Fn(&Ctx<'_>, PromptArgs<'_>, &mut PromptMessages) -> Result<(), RpcError>
+    F: Fn(&Ctx<'_>, PromptArgs<'_>, &mut PromptMessages) -> Result<(), Halt>
         + Send
         + Sync
         + 'static,
@@ -247,7 +248,7 @@ where
         ctx: &Ctx<'_>,
         args: PromptArgs<'_>,
         out: &mut PromptMessages,
-    ) -> Result<(), RpcError> {
+    ) -> Result<(), Halt> {
         self(ctx, args, out)
     }
 }

@@ -11,6 +11,7 @@
 //! characters other than `/`, `?`, `#` and `,`; `{+var}` for any run of characters.
 
 use crate::api::ctx::Ctx;
+use crate::api::halt::Halt;
 use crate::model::content::ResourceBody;
 use crate::model::json::RpcError;
 use base64::Engine as _;
@@ -325,7 +326,7 @@ pub trait ReadResource: Send + Sync + 'static {
     /// # Errors
     ///
     /// The JSON-RPC error the request gets instead.
-    fn read(&self, ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError>;
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt>;
 
     /// The content, when it never changes ([`StaticResource`]): served straight from it,
     /// with no call and no copy.
@@ -342,13 +343,13 @@ pub trait ReadResource: Send + Sync + 'static {
 
     /// Starts the read of a handler whose answer comes later.
     #[doc(hidden)]
-    fn start(&self, _ctx: &Ctx<'_>, _uri: &str) -> Result<ContentsFuture, RpcError> {
-        Err(RpcError::internal())
+    fn start(&self, _ctx: &Ctx<'_>, _uri: &str) -> Result<ContentsFuture, Halt> {
+        Err(RpcError::internal().into())
     }
 }
 
 /// The future of an asynchronous resource read.
-pub type ContentsFuture = crate::api::ctx::BoxFuture<Result<Contents, RpcError>>;
+pub type ContentsFuture = crate::api::ctx::BoxFuture<Result<Contents, Halt>>;
 
 /// A direct resource's handler whose answer comes later: it checks the request, copies what
 /// it needs ([`Ctx::to_owned`] for progress, logs and cancellation), and returns the work,
@@ -359,14 +360,14 @@ pub trait AsyncReadResource: Send + Sync + 'static {
     /// # Errors
     ///
     /// The JSON-RPC error the request gets at once (or an [`crate::InputRequired`]).
-    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError>;
+    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt>;
 }
 
 impl<F> AsyncReadResource for F
 where
-    F: Fn(&Ctx<'_>, &str) -> Result<ContentsFuture, RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, &str) -> Result<ContentsFuture, Halt> + Send + Sync + 'static,
 {
-    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+    fn read(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
         self(ctx, uri)
     }
 }
@@ -375,16 +376,16 @@ where
 pub(crate) struct Later<H>(pub(crate) H);
 
 impl<H: AsyncReadResource> ReadResource for Later<H> {
-    fn read(&self, _: &Ctx<'_>, _: &str, _: &mut Contents) -> Result<(), RpcError> {
+    fn read(&self, _: &Ctx<'_>, _: &str, _: &mut Contents) -> Result<(), Halt> {
         // NB. Never called: the core starts it as a job.
-        Err(RpcError::internal())
+        Err(RpcError::internal().into())
     }
 
     fn is_later(&self) -> bool {
         true
     }
 
-    fn start(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, RpcError> {
+    fn start(&self, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
         self.0.read(ctx, uri)
     }
 }
@@ -457,7 +458,7 @@ impl StaticResource {
 }
 
 impl ReadResource for StaticResource {
-    fn read(&self, _: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn read(&self, _: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         let body = if self.key == "text" {
             ResourceBody::Text(self.value.clone())
         } else {
@@ -475,9 +476,9 @@ impl ReadResource for StaticResource {
 
 impl<F> ReadResource for F
 where
-    F: Fn(&Ctx<'_>, &str, &mut Contents) -> Result<(), RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, &str, &mut Contents) -> Result<(), Halt> + Send + Sync + 'static,
 {
-    fn read(&self, ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), RpcError> {
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, out: &mut Contents) -> Result<(), Halt> {
         self(ctx, uri, out)
     }
 }
@@ -491,26 +492,14 @@ pub trait ReadTemplate: Send + Sync + 'static {
     /// The JSON-RPC error the request gets instead. A URI the template names but that holds
     /// nothing is answered by leaving `out` empty: the server then answers not found, in the
     /// request's era.
-    fn read(
-        &self,
-        ctx: &Ctx<'_>,
-        uri: &str,
-        vars: &Vars,
-        out: &mut Contents,
-    ) -> Result<(), RpcError>;
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars, out: &mut Contents) -> Result<(), Halt>;
 }
 
 impl<F> ReadTemplate for F
 where
-    F: Fn(&Ctx<'_>, &str, &Vars, &mut Contents) -> Result<(), RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, &str, &Vars, &mut Contents) -> Result<(), Halt> + Send + Sync + 'static,
 {
-    fn read(
-        &self,
-        ctx: &Ctx<'_>,
-        uri: &str,
-        vars: &Vars,
-        out: &mut Contents,
-    ) -> Result<(), RpcError> {
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars, out: &mut Contents) -> Result<(), Halt> {
         self(ctx, uri, vars, out)
     }
 }

@@ -7,8 +7,8 @@
 //!
 //! The two are separate types, so nothing a handler writes can be dropped: an inline handler
 //! has only its [`Output`], an asynchronous one only its future.
-//! Either may answer with a JSON-RPC error ([`RpcError`], `-32602` for arguments it rejects,
-//! say) instead of a result; a failure the model should see is a result with
+//! Either may end with a [`Halt`] instead of a result: a JSON-RPC error
+//! ([`crate::RpcError`], `-32602` for arguments it rejects, say) or the input it needs first; a failure the model should see is a result with
 //! `isError: true` ([`Output::fail`], [`ToolResult::error`]).
 //! A panic is caught (by the connection for an inline handler, by the driver for a future)
 //! and answered `-32603` without internals.
@@ -17,8 +17,11 @@
 //! info, progress and log sinks, and (through [`Ctx::to_owned`]) a cancellation signal.
 
 use crate::api::ctx::{BoxFuture, Ctx};
+use crate::api::halt::Halt;
 use crate::model::content::Content;
-use crate::model::json::{Json, RpcError};
+use crate::model::json::Json;
+#[cfg(feature = "serde")]
+use crate::model::json::RpcError;
 use crate::model::shape::{self, Shape};
 pub use crate::model::tool::{SpecError, TaskSupport, ToolSpec};
 use bytes::{BufMut, BytesMut};
@@ -235,7 +238,7 @@ impl ToolResult {
 }
 
 /// The future of an asynchronous handler.
-pub type ToolFuture = BoxFuture<Result<ToolResult, RpcError>>;
+pub type ToolFuture = BoxFuture<Result<ToolResult, Halt>>;
 
 /// A handler that answers inline, writing into the response.
 pub trait Tool: Send + Sync + 'static {
@@ -245,14 +248,14 @@ pub trait Tool: Send + Sync + 'static {
     /// # Errors
     ///
     /// The JSON-RPC error the request gets instead of a result.
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError>;
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt>;
 }
 
 impl<F> Tool for F
 where
-    F: Fn(&Ctx<'_>, Args<'_>, &mut Output<'_>) -> Result<(), RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, Args<'_>, &mut Output<'_>) -> Result<(), Halt> + Send + Sync + 'static,
 {
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         self(ctx, args, out)
     }
 }
@@ -265,14 +268,14 @@ pub trait AsyncTool: Send + Sync + 'static {
     /// # Errors
     ///
     /// The JSON-RPC error the request gets at once, with no job run.
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError>;
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt>;
 }
 
 impl<F> AsyncTool for F
 where
-    F: Fn(&Ctx<'_>, Args<'_>) -> Result<ToolFuture, RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, Args<'_>) -> Result<ToolFuture, Halt> + Send + Sync + 'static,
 {
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         self(ctx, args)
     }
 }

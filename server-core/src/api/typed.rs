@@ -23,7 +23,8 @@
 //!
 //! let server = Server::builder("calc", "1.0")
 //!     .typed_tool("add", "Adds two integers.", |_: &Ctx<'_>, args: AddArgs, _: &mut Output<'_>| {
-//!         args.a.checked_add(args.b).map(|sum| Sum { sum }).ok_or_else(|| RpcError::invalid_params("overflow"))
+//!         let sum = args.a.checked_add(args.b).ok_or_else(|| RpcError::invalid_params("overflow"))?;
+//!         Ok(Sum { sum })
 //!     })
 //!     .build()
 //!     .unwrap();
@@ -31,6 +32,7 @@
 //! ```
 
 use crate::api::ctx::{Context, Ctx};
+use crate::api::halt::Halt;
 use crate::api::tools::{
     Args, AsyncTool, Output, SpecError, Tool, ToolFuture, ToolResult, ToolSpec,
 };
@@ -68,7 +70,7 @@ fn answer<R: Serialize>(r: &R) -> Result<Json, RpcError> {
     Json::to_json(r).map_err(|_| RpcError::internal())
 }
 
-/// An inline tool from `Fn(&Ctx, A, &mut Output) -> Result<R, RpcError>`.
+/// An inline tool from `Fn(&Ctx, A, &mut Output) -> Result<R, Halt>`.
 pub struct Typed<A, R, F> {
     f: F,
     types: PhantomData<fn(A) -> R>,
@@ -88,9 +90,9 @@ impl<A, R, F> Tool for Typed<A, R, F>
 where
     A: DeserializeOwned + 'static,
     R: Serialize + 'static,
-    F: Fn(&Ctx<'_>, A, &mut Output<'_>) -> Result<R, RpcError> + Send + Sync + 'static,
+    F: Fn(&Ctx<'_>, A, &mut Output<'_>) -> Result<R, Halt> + Send + Sync + 'static,
 {
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), RpcError> {
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>, out: &mut Output<'_>) -> Result<(), Halt> {
         let r = (self.f)(ctx, args.parse()?, out)?;
         let json = answer(&r)?;
         out.text(json.as_str()).structured(json);
@@ -98,7 +100,7 @@ where
     }
 }
 
-/// An asynchronous tool from `Fn(Context, A) -> impl Future<Output = Result<R, RpcError>>`.
+/// An asynchronous tool from `Fn(Context, A) -> impl Future<Output = Result<R, Halt>>`.
 pub struct TypedAsync<A, R, F> {
     f: F,
     types: PhantomData<fn(A) -> R>,
@@ -119,9 +121,9 @@ where
     A: DeserializeOwned + 'static,
     R: Serialize + 'static,
     F: Fn(Context, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<R, RpcError>> + Send + 'static,
+    Fut: Future<Output = Result<R, Halt>> + Send + 'static,
 {
-    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, RpcError> {
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         // NB. The arguments are checked before any work is started.
         let work = (self.f)(ctx.to_owned(), args.parse()?);
         Ok(Box::pin(async move {

@@ -97,7 +97,7 @@ impl Drop for Pending {
                 janus_codec::INTERNAL_ERROR,
                 "The task's work stopped before it ended",
             );
-            let end = JobEnd::Finished(Done::from(Err(e)));
+            let end = JobEnd::Finished(Done::from(Err(e.into())));
             self.conn.handle_done(self.job, end, &mut BytesMut::new());
         }
     }

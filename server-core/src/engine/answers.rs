@@ -275,3 +275,12 @@ pub(crate) fn write_task_result(out: &mut BytesMut, server: &Server, id: Id<'_>,
         }
     }
 }
+
+/// The error answer of a handler that halted. Input a handler asked for is asked before an
+/// answer is written, so an `Input` here has nobody to ask: `-32603`.
+pub(crate) fn write_halt(out: &mut BytesMut, id: Id<'_>, halt: &crate::api::halt::Halt) {
+    match halt {
+        crate::api::halt::Halt::Error(e) => write_rpc_error(out, id, e),
+        crate::api::halt::Halt::Input(_) => crate::model::shape::write_internal_error(out, id),
+    }
+}

@@ -7,6 +7,7 @@
 //! nothing, builds no future and reads no clock.
 
 use crate::api::ctx::{CancelSignal, Discard, JobId, Notify, RequestInfo, Session};
+use crate::api::halt::Halt;
 use crate::api::tools::ToolResult;
 use crate::engine::answers;
 use crate::engine::connection::jobs::{Action, Done, DoneKind, JobEnd, Jobs, Kind, Slot, ToolEnd};
@@ -305,8 +306,8 @@ impl Connection {
                     &mut *out
                 };
                 match end {
-                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
-                        self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
+                    ToolEnd::Finished(Err(Halt::Input(asked))) => {
+                        self.ask_later(id.as_id(), shape, *resume, asked, entry.slot, target);
                     }
                     end => {
                         tools_wire::write_job_answer(target, &self.server, id.as_id(), shape, end);
@@ -323,9 +324,9 @@ impl Connection {
                 resume,
             } => {
                 let end = match end {
-                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
-                        match self.park_later(task.clone(), shape, legacy, *resume, e) {
-                            Some(e) => ToolEnd::Finished(Err(e)),
+                    ToolEnd::Finished(Err(Halt::Input(asked))) => {
+                        match self.park_later(task.clone(), shape, legacy, *resume, asked) {
+                            Some(e) => ToolEnd::Finished(Err(e.into())),
                             // NB. Parked (or failed, when nothing can be asked): the store
                             // has the task's state, and whoever waits hears of its end.
                             None => return,
@@ -335,8 +336,11 @@ impl Connection {
                 };
                 let ended = match end {
                     ToolEnd::Finished(Ok(r)) => Ended::Result(stored(shape, &r)),
-                    ToolEnd::Finished(Err(e)) => Ended::Error(e),
-                    ToolEnd::Panicked => Ended::Error(RpcError::internal()),
+                    ToolEnd::Finished(Err(Halt::Error(e))) => Ended::Error(e),
+                    // NB. Asking was handled above.
+                    ToolEnd::Finished(Err(Halt::Input(_))) | ToolEnd::Panicked => {
+                        Ended::Error(RpcError::internal())
+                    }
                 };
                 let status = status_of(&ended, legacy);
                 let advance = self.tasks.advance(&task, self.now_ms, status, Some(ended));
@@ -363,8 +367,8 @@ impl Connection {
                     &mut *out
                 };
                 match end {
-                    ToolEnd::Finished(Err(e)) if e.input.is_some() => {
-                        self.ask_later(id.as_id(), shape, *resume, e, entry.slot, target);
+                    ToolEnd::Finished(Err(Halt::Input(asked))) => {
+                        self.ask_later(id.as_id(), shape, *resume, asked, entry.slot, target);
                     }
                     end => {
                         self.write_surface_answer(target, id.as_id(), shape, uri.as_deref(), end)
@@ -649,13 +653,13 @@ impl Connection {
         msg: &Message<'_>,
         shape: Shape,
         inputs: Option<crate::api::input::Inputs>,
-        mut e: RpcError,
+        halt: Halt,
         slot: Slot,
         out: &mut BytesMut,
     ) {
-        match e.input.take() {
-            Some(asked) => self.ask(id, msg, shape, inputs, *asked, slot, out),
-            None => shape::write_rpc_error(out, id, &e),
+        match halt {
+            Halt::Input(asked) => self.ask(id, msg, shape, inputs, asked, slot, out),
+            Halt::Error(e) => shape::write_rpc_error(out, id, &e),
         }
     }
 

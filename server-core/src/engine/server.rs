@@ -465,7 +465,7 @@ impl ServerBuilder {
     where
         A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
         R: serde::Serialize + schemars::JsonSchema + 'static,
-        F: Fn(&crate::Ctx<'_>, A, &mut crate::api::tools::Output<'_>) -> Result<R, crate::RpcError>
+        F: Fn(&crate::Ctx<'_>, A, &mut crate::api::tools::Output<'_>) -> Result<R, crate::Halt>
             + Send
             + Sync
             + 'static,
@@ -484,7 +484,7 @@ impl ServerBuilder {
         A: serde::de::DeserializeOwned + schemars::JsonSchema + 'static,
         R: serde::Serialize + schemars::JsonSchema + 'static,
         F: Fn(crate::Context, A) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<R, crate::RpcError>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<R, crate::Halt>> + Send + 'static,
     {
         match crate::api::typed::spec::<A, R>(name, description) {
             Ok(spec) => self.async_tool(spec, crate::api::typed::TypedAsync::new(f)),

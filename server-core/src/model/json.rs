@@ -118,9 +118,6 @@ pub struct RpcError {
     pub message: String,
     /// More about it.
     pub data: Option<Json>,
-    /// Set when the handler needs input from the client ([`crate::api::input`]): then this is
-    /// not an error, and the core asks the client.
-    pub(crate) input: Option<Box<crate::api::input::InputRequired>>,
 }
 
 impl RpcError {
@@ -131,7 +128,6 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
-            input: None,
         }
     }
 

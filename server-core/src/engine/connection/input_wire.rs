@@ -220,13 +220,13 @@ impl Connection {
         id: Id<'_>,
         shape: Shape,
         resume: Resume,
-        e: RpcError,
+        asked: InputRequired,
         slot: Slot,
         out: &mut BytesMut,
     ) {
         let parser = self.parser;
         match parser.parse_single(&resume.frame) {
-            Ok(msg) => self.refused(id, &msg, shape, resume.inputs, e, slot, out),
+            Ok(msg) => self.ask(id, &msg, shape, resume.inputs, asked, slot, out),
             Err(_) => shape::write_internal_error(out, id),
         }
     }
@@ -240,9 +240,9 @@ impl Connection {
         shape: Shape,
         legacy: bool,
         resume: Resume,
-        e: RpcError,
+        asked: InputRequired,
     ) -> Option<RpcError> {
-        let within = e.input.as_ref().is_some_and(|i| i.within_task);
+        let within = asked.within_task;
         let parser = self.parser;
         let msg = match parser.parse_single(&resume.frame) {
             Ok(msg) if within && !legacy && shape.modern() => msg,
@@ -257,11 +257,10 @@ impl Connection {
         let Some(id) = msg.id() else {
             return Some(RpcError::internal());
         };
-        let asked = e.input?;
         self.continuing = Some(task);
         // NB. The call's own answer was the task: nothing of the parking is sent.
         let mut scratch = BytesMut::new();
-        self.park_task(id, &msg, shape, resume.inputs, *asked, &mut scratch);
+        self.park_task(id, &msg, shape, resume.inputs, asked, &mut scratch);
         None
     }
 

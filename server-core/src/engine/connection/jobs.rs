@@ -102,7 +102,7 @@ pub struct Done(pub(crate) DoneKind);
 
 pub(crate) enum DoneKind {
     /// A tool's result or error.
-    Tool(Result<crate::api::tools::ToolResult, crate::model::json::RpcError>),
+    Tool(Result<crate::api::tools::ToolResult, crate::api::halt::Halt>),
     /// A task's work stopped because its task ended elsewhere.
     Ended,
     /// A store answered: the rest of the request.
@@ -119,8 +119,8 @@ impl std::fmt::Debug for Done {
     }
 }
 
-impl From<Result<crate::api::tools::ToolResult, crate::model::json::RpcError>> for Done {
-    fn from(r: Result<crate::api::tools::ToolResult, crate::model::json::RpcError>) -> Self {
+impl From<Result<crate::api::tools::ToolResult, crate::api::halt::Halt>> for Done {
+    fn from(r: Result<crate::api::tools::ToolResult, crate::api::halt::Halt>) -> Self {
         Self(DoneKind::Tool(r))
     }
 }
@@ -166,7 +166,7 @@ pub enum JobEnd {
 #[derive(Debug)]
 pub(crate) enum ToolEnd {
     /// The future's output.
-    Finished(Result<crate::api::tools::ToolResult, crate::model::json::RpcError>),
+    Finished(Result<crate::api::tools::ToolResult, crate::api::halt::Halt>),
     /// The future panicked.
     Panicked,
 }

@@ -14,7 +14,6 @@ use crate::api::ctx::{JobId, Notify};
 use crate::api::tools::ToolResult;
 use crate::engine::connection::jobs::{Kind, NewJob, Slot};
 use crate::engine::server::lists::{Change, Watch};
-use crate::model::json::RpcError;
 use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::encode;
 use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
@@ -267,7 +266,7 @@ impl Connection {
         let closing = self.server.lists.closing.cancelled();
         let work: crate::api::tools::ToolFuture = Box::pin(async move {
             closing.await;
-            Ok::<_, RpcError>(ToolResult::default())
+            Ok::<_, crate::api::halt::Halt>(ToolResult::default())
         });
         let new = NewJob {
             request: Some(id.to_owned()),

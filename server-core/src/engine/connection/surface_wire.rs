@@ -5,6 +5,7 @@
 use super::Connection;
 use crate::api::complete::{CompletionRequest, MAX_VALUES};
 use crate::api::ctx::{Ctx, LogLevel};
+use crate::api::halt::Halt;
 use crate::api::prompts::{PromptArgs, PromptMessages};
 use crate::api::resources::Contents;
 use crate::engine::answers;
@@ -20,8 +21,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 pub const RESOURCE_NOT_FOUND: i32 = -32002;
 
 /// Runs a handler; a panic is `-32603` with nothing of its cause.
-fn guarded<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, RpcError> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(RpcError::internal()))
+fn guarded<T>(f: impl FnOnce() -> Result<T, Halt>) -> Result<T, Halt> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(RpcError::internal().into()))
 }
 
 fn invalid(out: &mut BytesMut, id: Id<'_>, message: &str) {
@@ -311,7 +312,7 @@ impl Connection {
         inputs: Option<crate::api::input::Inputs>,
         slot: crate::engine::connection::jobs::Slot,
         uri: Option<String>,
-        start: impl FnOnce(&Ctx<'_>) -> Result<crate::api::tools::ToolFuture, RpcError>,
+        start: impl FnOnce(&Ctx<'_>) -> Result<crate::api::tools::ToolFuture, Halt>,
         out: &mut BytesMut,
     ) {
         let job = self.jobs.reserve();
@@ -618,7 +619,7 @@ impl Connection {
             Some(h) => match guarded(|| Ok(h.complete(&ctx, &req))) {
                 Ok(v) => v,
                 Err(e) => {
-                    shape::write_rpc_error(out, id, &e);
+                    answers::write_halt(out, id, &e);
                     return;
                 }
             },
@@ -669,7 +670,7 @@ fn write_prompt_body(out: &mut BytesMut, shape: Shape, messages: &PromptMessages
 /// The work of a handler whose answer comes later: its output encoded by `write` into the
 /// result object, carried to the job's end as a tool result's structured part.
 fn later<T: Send + 'static>(
-    fut: crate::api::ctx::BoxFuture<Result<T, RpcError>>,
+    fut: crate::api::ctx::BoxFuture<Result<T, Halt>>,
     write: impl FnOnce(&mut BytesMut, &T) + Send + 'static,
 ) -> crate::api::tools::ToolFuture {
     Box::pin(async move {
@@ -713,7 +714,7 @@ impl Connection {
                 encode::end_message(out);
             }
             crate::engine::connection::jobs::ToolEnd::Finished(Err(e)) => {
-                shape::write_rpc_error(out, id, &e)
+                answers::write_halt(out, id, &e)
             }
             crate::engine::connection::jobs::ToolEnd::Panicked => {
                 shape::write_internal_error(out, id)

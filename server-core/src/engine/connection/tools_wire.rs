@@ -5,6 +5,7 @@
 
 use super::{Connection, TaskWork, msg_cost, request_info};
 use crate::api::ctx::{CancelSignal, Ctx};
+use crate::api::halt::Halt;
 use crate::api::tools::{Args, Handler, Output};
 use crate::engine::answers;
 use crate::engine::connection::jobs::{Kind, NewJob, Slot, ToolEnd, Work};
@@ -198,11 +199,11 @@ impl Connection {
                         is_error,
                     }),
                     // NB. Input is asked before the task exists (rounds), or within it.
-                    Err(e) if e.input.is_some() => {
-                        self.refused_task(id, msg, shape, inputs, e, mode, out);
+                    Err(Halt::Error(e)) => Ended::Error(e),
+                    Err(halt) => {
+                        self.refused_task(id, msg, shape, inputs, halt, mode, out);
                         return;
                     }
-                    Err(e) => Ended::Error(e),
                 };
                 self.task_call(id, msg, shape, mode, TaskWork::Ended(ended), out);
             }
@@ -211,23 +212,19 @@ impl Connection {
                 let signal = CancelSignal::default();
                 let ctx = Ctx::job(info, job, &self.notify, &signal);
                 let started = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args)));
-                let started = started.unwrap_or_else(|_| Err(RpcError::internal()));
+                let started = started.unwrap_or_else(|_| Err(RpcError::internal().into()));
                 let work = match (started, task) {
                     (Ok(work), _) => work,
-                    (Err(e), Some(mode)) if e.input.is_some() => {
-                        self.refused_task(id, msg, shape, inputs, e, mode, out);
-                        return;
-                    }
-                    (Err(e), None) if e.input.is_some() => {
-                        self.refused(id, msg, shape, inputs, e, slot, out);
-                        return;
-                    }
-                    (Err(e), Some(mode)) => {
+                    (Err(Halt::Error(e)), Some(mode)) => {
                         self.task_call(id, msg, shape, mode, TaskWork::Ended(Ended::Error(e)), out);
                         return;
                     }
-                    (Err(e), None) => {
-                        shape::write_rpc_error(out, id, &e);
+                    (Err(halt), Some(mode)) => {
+                        self.refused_task(id, msg, shape, inputs, halt, mode, out);
+                        return;
+                    }
+                    (Err(halt), None) => {
+                        self.refused(id, msg, shape, inputs, halt, slot, out);
                         return;
                     }
                 };
@@ -268,18 +265,17 @@ impl Connection {
         msg: &Message<'_>,
         shape: Shape,
         inputs: Option<crate::api::input::Inputs>,
-        mut e: RpcError,
+        halt: Halt,
         mode: tasks_wire::TaskMode,
         out: &mut BytesMut,
     ) {
-        match e.input.take() {
-            Some(asked) if asked.within_task && matches!(mode, tasks_wire::TaskMode::Modern) => {
-                self.park_task(id, msg, shape, inputs, *asked, out);
+        match halt {
+            Halt::Input(asked)
+                if asked.within_task && matches!(mode, tasks_wire::TaskMode::Modern) =>
+            {
+                self.park_task(id, msg, shape, inputs, asked, out);
             }
-            asked => {
-                e.input = asked;
-                self.refused(id, msg, shape, inputs, e, None, out);
-            }
+            halt => self.refused(id, msg, shape, inputs, halt, None, out),
         }
     }
 }
@@ -291,10 +287,10 @@ fn call_inline(
     ctx: &Ctx<'_>,
     args: Args<'_>,
     o: &mut Output<'_>,
-) -> Result<(), RpcError> {
+) -> Result<(), Halt> {
     // NB. Only the call is inside `catch_unwind`, so its closure stays small.
     catch_unwind(AssertUnwindSafe(|| tool.call(ctx, args, o)))
-        .unwrap_or_else(|_| Err(RpcError::internal()))
+        .unwrap_or_else(|_| Err(RpcError::internal().into()))
 }
 
 /// The answer of an asynchronous `tools/call` whose work ended.
@@ -316,7 +312,7 @@ pub(super) fn write_job_answer(
             answers::end_tool_result(out, server, shape, structured, is_error, None);
             encode::end_message(out);
         }
-        ToolEnd::Finished(Err(e)) => shape::write_rpc_error(out, id, &e),
+        ToolEnd::Finished(Err(e)) => answers::write_halt(out, id, &e),
         ToolEnd::Panicked => shape::write_internal_error(out, id),
     }
 }
