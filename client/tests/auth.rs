@@ -4,7 +4,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use janus_client::{Client, Error, Headless, Mode, OAuth, OAuthConfig, Options, Tls, Transport};
+use janus_client::{
+    Client, Enterprise, Error, Headless, Mode, OAuth, OAuthConfig, Options, Tls, Transport,
+};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -692,4 +694,52 @@ async fn enterprise_managed_authorization_exchanges_the_id_token_then_presents_t
     );
     assert_eq!(get(t, "assertion"), Some("the-id-jag"));
     assert!(seen.authorizations.is_empty());
+}
+
+#[tokio::test]
+async fn tokens_and_secrets_never_show_in_debug_output_or_errors() {
+    // A refused flow: the server took each token the client was granted and still said no.
+    let fake = start(Knobs {
+        always_403: true,
+        challenge_scope: Some("mcp:admin"),
+        ..Knobs::default()
+    })
+    .await;
+    let auth = oauth();
+    let err = connect(&fake, Some(auth.clone())).await.err().unwrap();
+    let granted: Vec<String> = fake.seen.lock().unwrap().used.clone();
+    // And a configuration that holds every kind of secret.
+    let config = OAuthConfig {
+        client_secret: Some("the-secret".into()),
+        assertion: Some("the-assertion".into()),
+        private_key_pem: Some("the-private-key".into()),
+        enterprise: Some(Enterprise {
+            id_token: "the-id-token".into(),
+            idp_token_endpoint: "https://idp.example/token".into(),
+            idp_client_id: "idp-client".into(),
+            idp_client_secret: Some("the-idp-secret".into()),
+        }),
+        ..OAuthConfig::default()
+    };
+    let shown = [
+        format!("{err}"),
+        format!("{err:?}"),
+        format!("{auth:?}"),
+        format!("{config:?}"),
+        format!(
+            "{:?}",
+            OAuth::new(config.clone(), Headless::new(Tls::default()))
+        ),
+    ];
+    assert!(!granted.is_empty(), "the server saw no token");
+    for text in &shown {
+        for hidden in granted
+            .iter()
+            .map(String::as_str)
+            .chain(["the-secret", "the-assertion", "the-private-key"])
+            .chain(["the-id-token", "the-idp-secret"])
+        {
+            assert!(!text.contains(hidden), "{hidden:?} shown in {text}");
+        }
+    }
 }
