@@ -18,17 +18,6 @@ pub enum Halt {
     Input(InputRequired),
 }
 
-impl Halt {
-    /// The error, when this is one.
-    #[must_use]
-    pub const fn error(&self) -> Option<&RpcError> {
-        match self {
-            Self::Error(e) => Some(e),
-            Self::Input(_) => None,
-        }
-    }
-}
-
 impl From<RpcError> for Halt {
     fn from(e: RpcError) -> Self {
         Self::Error(e)
