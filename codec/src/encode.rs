@@ -159,6 +159,72 @@ pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<&str>
     end_message(out);
 }
 
+/// Starts a request of the server's own: `{"jsonrpc":"2.0","id":ID,"method":"M","params":`.
+/// Write the params value next, then call [`end_message`].
+pub fn begin_request(out: &mut BytesMut, id: Id<'_>, method: &str) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_id(out, Some(id));
+    out.extend_from_slice(br#","method":"#);
+    write_str(out, method);
+    out.extend_from_slice(br#","params":"#);
+}
+
+/// What a message this module wrote is, read from its fixed head alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head<'a> {
+    /// `{"jsonrpc":"2.0","id":ID,"result":` ([`begin_result`], [`write_result`]).
+    Result(Id<'a>),
+    /// `{"jsonrpc":"2.0","id":ID,"error":{"code":N,` ([`write_error`]); no id for `null`.
+    Error(Option<Id<'a>>, i32),
+    /// `{"jsonrpc":"2.0","id":ID,"method":` ([`begin_request`]).
+    Request(Id<'a>),
+    /// `{"jsonrpc":"2.0","method":` ([`begin_notification`], [`write_notification`]).
+    Notification,
+}
+
+/// Reads the head of a message this module's writers wrote: the writer that sent it knows
+/// what it is at this cost (the head's bytes, whatever the message's size), with no parse.
+/// `None` for any other shape (a batch's line, a message of another writer).
+#[must_use]
+pub fn read_head(line: &[u8]) -> Option<Head<'_>> {
+    let rest = line.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
+    if rest.starts_with(br#""method":"#) {
+        return Some(Head::Notification);
+    }
+    let token = rest.strip_prefix(br#""id":"#)?;
+    let end = match token.first()? {
+        b'"' => {
+            // A string id, to its closing quote, past escapes.
+            let mut i = 1;
+            loop {
+                match token.get(i)? {
+                    b'\\' => i += 2,
+                    b'"' => break i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => token.iter().position(|&b| b == b',')?,
+    };
+    let raw = core::str::from_utf8(&token[..end]).ok()?;
+    let after = &token[end..];
+    if after.starts_with(br#","result":"#) {
+        return Some(Head::Result(Id::from_written(raw)?));
+    }
+    if after.starts_with(br#","method":"#) {
+        return Some(Head::Request(Id::from_written(raw)?));
+    }
+    let code = after.strip_prefix(br#","error":{"code":"#)?;
+    let digits = code.iter().position(|&b| b == b',')?;
+    let code = core::str::from_utf8(&code[..digits]).ok()?.parse().ok()?;
+    let id = if raw == "null" {
+        None
+    } else {
+        Some(Id::from_written(raw)?)
+    };
+    Some(Head::Error(id, code))
+}
+
 /// A small writer of nested JSON that puts the commas in by itself.
 ///
 /// # Example
@@ -294,6 +360,7 @@ impl<'a> JsonWriter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::IdBuf;
 
     #[test]
     fn escapes_every_control_character_and_specials() {
@@ -337,5 +404,50 @@ mod tests {
         let mut out = BytesMut::new();
         write_raw(&mut out, "{\r\n\"a b\" :\n[1, \"x\\\" y\"]\t}");
         assert_eq!(&out[..], br#"{"a b":[1,"x\" y"]}"#);
+    }
+
+    #[test]
+    fn every_writer_s_head_is_read_back_as_the_whole_parse_reads_it() {
+        let ids = [
+            IdBuf::from_i64(7),
+            IdBuf::from_i64(-3),
+            IdBuf::from_string("a\"b\\c,d"),
+            IdBuf::from_string("\u{e9} x"),
+            IdBuf::from_string("\",\"result\":"),
+        ];
+        for id in &ids {
+            let id = id.as_id();
+            let mut out = BytesMut::new();
+            write_result(&mut out, id, r#"{"content":[]}"#);
+            assert_eq!(read_head(&out), Some(Head::Result(id)));
+            out.clear();
+            write_error(&mut out, Some(id), -32601, "m", Some(r#"{"code":1}"#));
+            assert_eq!(read_head(&out), Some(Head::Error(Some(id), -32601)));
+            out.clear();
+            begin_request(&mut out, id, "elicitation/create");
+            out.extend_from_slice(b"{}");
+            end_message(&mut out);
+            assert_eq!(read_head(&out), Some(Head::Request(id)));
+            let whole = crate::Parser::new()
+                .parse_single(out.strip_suffix(b"\n").unwrap())
+                .unwrap();
+            assert_eq!(whole.id(), Some(id));
+        }
+        let mut out = BytesMut::new();
+        write_error(&mut out, None, -32700, "Parse error", None);
+        assert_eq!(read_head(&out), Some(Head::Error(None, -32700)));
+        out.clear();
+        write_notification(&mut out, "notifications/progress", Some("{}"));
+        assert_eq!(read_head(&out), Some(Head::Notification));
+        // Other shapes are not read.
+        for other in [
+            &br#"{"id":1,"jsonrpc":"2.0","result":{}}"#[..],
+            br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+            br#"{"jsonrpc":"2.0","id":"open"#,
+            br#"{"jsonrpc":"2.0","id":true,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"message":"m","code":1}}"#,
+        ] {
+            assert_eq!(read_head(other), None, "{}", String::from_utf8_lossy(other));
+        }
     }
 }

@@ -289,6 +289,15 @@ impl<'buf> Id<'buf> {
         Self(raw)
     }
 
+    /// Wraps the id of a message an encoder of this crate wrote: `None` unless it looks like
+    /// one (a quoted string, or an integer's sign or digit first).
+    pub(crate) fn from_written(raw: &'buf str) -> Option<Self> {
+        let b = raw.as_bytes();
+        let string = b.len() >= 2 && b[0] == b'"' && b[b.len() - 1] == b'"';
+        let integer = !b.is_empty() && (b[0] == b'-' || b[0].is_ascii_digit());
+        (string || integer).then_some(Self(raw))
+    }
+
     /// The id as JSON text: a quoted string (escapes as sent) or an integer.
     #[must_use]
     pub const fn as_raw(self) -> &'buf str {

@@ -425,6 +425,27 @@ async fn initialize_mints_a_legacy_session_that_later_requests_name() {
     let batch = r#"[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}}]"#;
     let r = request(addr, "POST", "/mcp", &s, batch).await;
     assert_eq!(r.json().as_array().map(Vec::len), Some(2), "{}", r.json());
+    // A batch whose answers come later (a job's) is one line, to the POST that sent it.
+    let slow = r#"[{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30}}},{"jsonrpc":"2.0","id":5,"method":"ping"}]"#;
+    let r = request(addr, "POST", "/mcp", &s, slow).await;
+    assert_eq!(r.status, 200);
+    let ids: Vec<_> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].clone())
+        .collect();
+    assert_eq!(ids, [4, 5], "{}", r.json());
+    // A body that is not a message the session serves: 400 with its JSON-RPC error, on the
+    // POST that sent it; the session goes on.
+    for (bad, code) in [("{\"jsonrpc\":", -32700), ("[]", -32600), ("7", -32600)] {
+        let r = request(addr, "POST", "/mcp", &s, bad).await;
+        assert_eq!(r.status, 400, "{bad}");
+        assert_eq!(r.json()["error"]["code"], code, "{bad}");
+        assert!(r.json()["id"].is_null(), "{bad}");
+    }
+    assert_eq!(request(addr, "POST", "/mcp", &s, list).await.status, 200);
     let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     assert_eq!(request(addr, "POST", "/mcp", &s, note).await.status, 202);
     assert_eq!(

@@ -17,8 +17,8 @@
 //! (or process) stops it, since its work ends when the store says its task ended.
 
 use crate::api::ctx::{JobId, Notify};
-use crate::engine::connection::Connection;
 use crate::engine::connection::jobs::{Action, Done, JobEnd, Work};
+use crate::engine::connection::{Connection, Emitted, Line};
 use crate::engine::server::Server;
 use crate::model::shape;
 use bytes::BytesMut;
@@ -72,8 +72,21 @@ impl Pending {
     /// and now runs the task it created), that comes back, to run and finish in turn; a
     /// background one once the request is answered.
     #[must_use = "the request may need more work"]
-    pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) -> Option<Self> {
+    pub fn finish(self, end: JobEnd, out: &mut BytesMut) -> Option<Self> {
+        self.finish_routed(end, out, &mut Vec::new())
+    }
+
+    /// [`Pending::finish`] that also says what each line it wrote is, in `lines` (as
+    /// [`Stateless::handle_routed`]).
+    #[must_use = "the request may need more work"]
+    pub fn finish_routed(
+        mut self,
+        end: JobEnd,
+        out: &mut BytesMut,
+        lines: &mut Vec<Emitted>,
+    ) -> Option<Self> {
         self.conn.handle_done(self.job, end, out);
+        lines.extend(std::iter::from_fn(|| self.conn.poll_line()));
         self.work = None;
         self.background = false;
         match self.conn.poll_action() {
@@ -142,7 +155,37 @@ impl Stateless {
         principal: Option<Arc<crate::api::ctx::Principal>>,
         out: &mut BytesMut,
     ) -> Option<Pending> {
+        self.serve(read, now_ms, notify, principal, out, None)
+    }
+
+    /// [`Stateless::handle_as`] that also says what each line it wrote is, in `lines`:
+    /// the answer (with its error's code) and the notifications before it, so a transport
+    /// chooses its status and its response's type without reading the output back. The
+    /// [`Pending`] it hands back keeps saying so ([`Pending::finish_routed`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn handle_routed(
+        &self,
+        read: Result<Parsed<'_>, Rejection<'_>>,
+        now_ms: u64,
+        notify: &Arc<dyn Notify>,
+        principal: Option<Arc<crate::api::ctx::Principal>>,
+        out: &mut BytesMut,
+        lines: &mut Vec<Emitted>,
+    ) -> Option<Pending> {
+        self.serve(read, now_ms, notify, principal, out, Some(lines))
+    }
+
+    fn serve(
+        &self,
+        read: Result<Parsed<'_>, Rejection<'_>>,
+        now_ms: u64,
+        notify: &Arc<dyn Notify>,
+        principal: Option<Arc<crate::api::ctx::Principal>>,
+        out: &mut BytesMut,
+        lines: Option<&mut Vec<Emitted>>,
+    ) -> Option<Pending> {
         if let Ok(Parsed::Batch(_)) = read {
+            let mark = out.len();
             shape::write_reason(
                 out,
                 None,
@@ -150,6 +193,15 @@ impl Stateless {
                 shape::INVALID_REQUEST_MESSAGE,
                 "a 2026-07-28 request is one message, not a batch",
             );
+            if let Some(lines) = lines {
+                lines.push(Emitted {
+                    len: out.len() - mark,
+                    line: Line::Answer {
+                        id: None,
+                        error: Some(INVALID_REQUEST),
+                    },
+                });
+            }
             return None;
         }
         // NB. A connection that served a request answered at once is kept (one a thread) for
@@ -161,7 +213,11 @@ impl Stateless {
         conn.set_notify(Arc::clone(notify));
         conn.set_principal(principal);
         conn.handle_time(now_ms);
+        conn.set_routing(lines.is_some());
         conn.handle_read(read, out);
+        if let Some(lines) = lines {
+            lines.extend(std::iter::from_fn(|| conn.poll_line()));
+        }
         match conn.poll_action() {
             Some(Action::Run { job, work }) => {
                 let background = conn.foreground() == 0;

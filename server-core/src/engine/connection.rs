@@ -29,10 +29,12 @@ use std::sync::Arc;
 mod input_wire;
 pub mod jobs;
 mod listen_wire;
+pub mod routing;
 mod surface_wire;
 mod tasks_wire;
 mod tools_wire;
 
+pub use routing::{Emitted, Line};
 pub use surface_wire::RESOURCE_NOT_FOUND;
 
 pub use tasks_wire::LIMIT_REACHED;
@@ -100,6 +102,8 @@ pub struct Connection {
     listeners: std::collections::HashMap<JobId, Arc<listen_wire::Listener>>,
     /// The parked task whose call is being handled again ([`crate::InputRequired::within_task`]).
     continuing: Option<String>,
+    /// What each line written is, for a driver that routes the output ([`routing`]).
+    routing: Option<Box<routing::Routing>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -137,6 +141,7 @@ impl Connection {
             session_watch: None,
             listeners: std::collections::HashMap::new(),
             continuing: None,
+            routing: None,
         }
     }
 
@@ -210,6 +215,12 @@ impl Connection {
     /// waits for is stopped, since it ends with the connection, so that the requests still to
     /// answer get its running slots.
     pub fn handle_eof(&mut self, out: &mut BytesMut) {
+        let mark = out.len();
+        self.eof(out);
+        self.record(out, mark, None);
+    }
+
+    fn eof(&mut self, out: &mut BytesMut) {
         // NB. The store outlives the connection: a task whose work stops here fails, rather
         // than stay `working` with nothing to end it.
         for task in self.jobs.end_background(out) {
@@ -267,6 +278,12 @@ impl Connection {
     ///
     /// [`FrameCodec::decode_message`]: janus_codec::FrameCodec::decode_message
     pub fn handle_read(&mut self, read: Result<Parsed<'_>, Rejection<'_>>, out: &mut BytesMut) {
+        let mark = out.len();
+        self.read(read, out);
+        self.record(out, mark, None);
+    }
+
+    fn read(&mut self, read: Result<Parsed<'_>, Rejection<'_>>, out: &mut BytesMut) {
         match read {
             Err(rejection) => shape::write_rejection(out, rejection),
             Ok(Parsed::Single(msg)) => {
@@ -281,6 +298,12 @@ impl Connection {
     /// Job `job`'s work ended: its answer (or its task's new state) goes to `out`. A job that
     /// was cancelled is ignored.
     pub fn handle_done(&mut self, job: JobId, end: JobEnd, out: &mut BytesMut) {
+        let mark = out.len();
+        self.done(job, end, out);
+        self.record(out, mark, None);
+    }
+
+    fn done(&mut self, job: JobId, end: JobEnd, out: &mut BytesMut) {
         let Some(entry) = self.jobs.finish(job) else {
             return;
         };
@@ -398,7 +421,9 @@ impl Connection {
     /// the job is live, dropped once it was cancelled or has ended.
     pub fn handle_note(&mut self, job: JobId, line: &[u8], out: &mut BytesMut) {
         if job == JobId::CONNECTION || self.jobs.is_live(job) {
+            let mark = out.len();
             out.extend_from_slice(line);
+            self.record(out, mark, Some(job));
         }
     }
 

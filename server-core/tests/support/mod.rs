@@ -141,11 +141,21 @@ impl Client {
 
     /// Runs the jobs until none is left; returns what the connection wrote meanwhile.
     pub async fn settle(&mut self) -> Vec<Value> {
+        self.settle_raw().await;
+        let out = std::mem::take(&mut self.later);
+        parse_lines(&out)
+    }
+
+    /// Runs the jobs until none is left, keeping what the connection wrote.
+    pub async fn settle_raw(&mut self) {
         while !self.runner.is_idle() {
             self.runner.next(&mut self.conn, &mut self.later).await;
         }
-        let out = std::mem::take(&mut self.later);
-        parse_lines(&out)
+    }
+
+    /// What the connection wrote while its jobs ran, not yet taken.
+    pub fn take_later(&mut self) -> BytesMut {
+        std::mem::take(&mut self.later)
     }
 
     /// Runs the jobs until the connection writes something (or none is left).
@@ -160,6 +170,11 @@ impl Client {
     /// Waits up to 200 ms for what the connection writes as notes arrive (a session's list
     /// changes, a listener's notifications), and returns it.
     pub async fn hear(&mut self) -> Vec<Value> {
+        parse_lines(&self.hear_raw().await)
+    }
+
+    /// [`Client::hear`], the bytes.
+    pub async fn hear_raw(&mut self) -> BytesMut {
         let _ = tokio::time::timeout(
             std::time::Duration::from_millis(200),
             self.runner.next(&mut self.conn, &mut self.later),
@@ -176,8 +191,7 @@ impl Client {
                 break;
             }
         }
-        let out = std::mem::take(&mut self.later);
-        parse_lines(&out)
+        std::mem::take(&mut self.later)
     }
 
     /// Runs the jobs to their end; wants exactly one line.

@@ -1,10 +1,11 @@
 //! Answers' bodies: a whole JSON answer, or an SSE stream of events that ends with the
 //! answer; and the statuses of the 2026-07-28 table.
 
+use crate::engine::connection::Line;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body::{Body, Frame};
-use janus_codec::{Parser, encode};
+use janus_codec::encode;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -192,77 +193,22 @@ pub(super) fn empty(status: StatusCode) -> Response<McpBody> {
     r
 }
 
-/// A line as the connection's encoder writes it, told from its first bytes.
-pub(super) enum OwnLine<'a> {
-    /// `{"jsonrpc":"2.0","method":...`
-    Notification,
-    /// `{"jsonrpc":"2.0","id":<id>,"result":...` or `...,"error":...`.
-    Answer {
-        /// The id's JSON text.
-        id: &'a [u8],
-        /// A result (not an error).
-        ok: bool,
-    },
-}
-
-/// Reads the head of a line the server wrote (`{"jsonrpc":"2.0",` then `"method":`, or
-/// `"id":` and `"result":`/`"error":`), without parsing the rest: `None` for any other shape.
-pub(super) fn own_line(line: &[u8]) -> Option<OwnLine<'_>> {
-    let rest = line.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
-    if rest.starts_with(br#""method":"#) {
-        return Some(OwnLine::Notification);
-    }
-    let token = rest.strip_prefix(br#""id":"#)?;
-    let end = match token.first()? {
-        b'"' => {
-            // A string id: to its closing quote, past escapes.
-            let mut i = 1;
-            loop {
-                match token.get(i)? {
-                    b'\\' => i += 2,
-                    b'"' => break i + 1,
-                    _ => i += 1,
-                }
-            }
-        }
-        _ => token.iter().position(|&b| b == b',')?,
-    };
-    let after = &token[end..];
-    let ok = if after.starts_with(br#","result":"#) {
-        true
-    } else if after.starts_with(br#","error":"#) {
-        false
-    } else {
-        return None;
-    };
-    Some(OwnLine::Answer {
-        id: &token[..end],
-        ok,
-    })
-}
-
-/// The HTTP status of an answer line: its error's, by the 2026-07-28 table. A result the
-/// server wrote is `200` from its head alone (a 64 KiB answer is not parsed again).
-pub(super) fn status_of(line: &[u8]) -> StatusCode {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    if let Some(OwnLine::Answer { ok: true, .. }) = own_line(line) {
+/// The HTTP status of an answer, by the 2026-07-28 table, from what the core says the line
+/// is: its error's code (a result, or a notification, is `200`).
+pub(super) const fn status_of(line: &Line) -> StatusCode {
+    let Line::Answer {
+        error: Some(code), ..
+    } = line
+    else {
         return StatusCode::OK;
-    }
-    let code = Parser::new()
-        .parse_single(line)
-        .ok()
-        .and_then(|m| m.error())
-        .and_then(|e| e.get("code"))
-        .and_then(|c| c.as_str().parse::<i32>().ok());
-    match code {
-        Some(janus_codec::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(
-            janus_codec::UNSUPPORTED_PROTOCOL_VERSION
-            | janus_codec::MISSING_CLIENT_CAPABILITY
-            | HEADER_MISMATCH
-            | janus_codec::INVALID_REQUEST
-            | janus_codec::PARSE_ERROR,
-        ) => StatusCode::BAD_REQUEST,
+    };
+    match *code {
+        janus_codec::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        janus_codec::UNSUPPORTED_PROTOCOL_VERSION
+        | janus_codec::MISSING_CLIENT_CAPABILITY
+        | HEADER_MISMATCH
+        | janus_codec::INVALID_REQUEST
+        | janus_codec::PARSE_ERROR => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }
@@ -310,21 +256,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_status_of_an_answer_comes_from_its_head_or_its_error_code() {
-        let cases: [(&[u8], u16); 5] = [
-            (br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#, 200),
-            (br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#, 404),
-            (br#"{"jsonrpc":"2.0","id":"x\",\"result\":","error":{"code":-32601,"message":"m"}}"#, 404),
-            (br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"m"}}"#, 200),
-            (br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#, 400),
+    fn the_status_of_an_answer_comes_from_its_error_code() {
+        let answer = |error| Line::Answer { id: None, error };
+        let cases = [
+            (answer(None), 200),
+            (answer(Some(janus_codec::METHOD_NOT_FOUND)), 404),
+            (answer(Some(janus_codec::INVALID_PARAMS)), 200),
+            (answer(Some(janus_codec::PARSE_ERROR)), 400),
+            (answer(Some(HEADER_MISMATCH)), 400),
+            (answer(Some(janus_codec::UNSUPPORTED_PROTOCOL_VERSION)), 400),
+            (answer(Some(janus_codec::INTERNAL_ERROR)), 200),
+            (Line::Notification { job: None }, 200),
         ];
         for (line, want) in cases {
-            assert_eq!(
-                status_of(line).as_u16(),
-                want,
-                "{}",
-                String::from_utf8_lossy(line)
-            );
+            assert_eq!(status_of(&line).as_u16(), want, "{line:?}");
         }
     }
 }

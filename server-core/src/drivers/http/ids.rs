@@ -1,9 +1,8 @@
 //! The ids a legacy session routes by: the session ids it mints, and the request ids a body
 //! carries, cancels or answers.
 
-use super::body::OwnLine;
 use base64::Engine as _;
-use janus_codec::{Id, IdBuf, Message, Parsed, Parser, Rejection};
+use janus_codec::{Id, IdBuf, Message, Parsed, Rejection};
 
 /// A new session id: `<node>.<128 random bits, base64url>`, so a balancer can route by prefix.
 pub(super) fn mint(node: &str) -> Option<String> {
@@ -56,76 +55,4 @@ pub(super) fn cancelled_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdB
             .flatten()
             .map(|id| id.to_owned())
     })
-}
-
-/// The ids a line answers (every entry's, for a batch's line); none for a notification.
-pub(super) fn answered_ids(line: &[u8]) -> Vec<IdBuf> {
-    let body = line.strip_suffix(b"\n").unwrap_or(line);
-    if let Some(ids) = own_answer_id(body) {
-        return ids;
-    }
-    // NB. A server-to-client request has an id of the server's own: it answers nothing.
-    ids_of(&Parser::new().parse(body), |m| {
-        (!m.is_request())
-            .then(|| m.id().map(|id| id.to_owned()))
-            .flatten()
-    })
-}
-
-/// The id of a single answer as the connection's encoder writes it, read from its first
-/// bytes alone (`body::own_line`): a 64 KiB answer is not parsed again to route it. `None`
-/// for any other shape, which is parsed whole.
-fn own_answer_id(body: &[u8]) -> Option<Vec<IdBuf>> {
-    match super::body::own_line(body)? {
-        OwnLine::Notification => Some(Vec::new()),
-        OwnLine::Answer { id, .. } => {
-            let raw = janus_codec::RawJson::parse(std::str::from_utf8(id).ok()?).ok()?;
-            Some(
-                Id::from_json(raw)
-                    .map(|id| id.to_owned())
-                    .into_iter()
-                    .collect(),
-            )
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The ids the whole parse finds.
-    fn parsed_ids(line: &[u8]) -> Vec<IdBuf> {
-        match Parser::new().parse(line) {
-            Ok(Parsed::Single(m)) => m.id().map(|id| id.to_owned()).into_iter().collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    #[test]
-    fn the_short_read_of_an_answer_id_agrees_with_the_whole_parse() {
-        let lines: [&[u8]; 7] = [
-            br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
-            br#"{"jsonrpc":"2.0","id":-3,"error":{"code":-32601,"message":"x"}}"#,
-            br#"{"jsonrpc":"2.0","id":"a\"b\\c,d","result":{}}"#,
-            br#"{"jsonrpc":"2.0","id":"\u00e9","result":{}}"#,
-            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
-            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
-            br#"{"jsonrpc":"2.0","id":1.5e3,"result":{}}"#,
-        ];
-        for line in lines {
-            let short = own_answer_id(line).expect("the encoder's shape");
-            assert_eq!(short, parsed_ids(line), "{}", String::from_utf8_lossy(line));
-        }
-        // Other shapes are left to the whole parse.
-        assert_eq!(
-            own_answer_id(br#"{"id":1,"jsonrpc":"2.0","result":{}}"#),
-            None
-        );
-        assert_eq!(
-            own_answer_id(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#),
-            None
-        );
-        assert_eq!(own_answer_id(br#"{"jsonrpc":"2.0","id":"open"#), None);
-    }
 }

@@ -56,6 +56,7 @@ pub use tower_service;
 use crate::api::ctx::{JobId, Notify};
 use crate::drivers::serve::Shutdown;
 use crate::drivers::stateless::{Pending, Stateless};
+use crate::engine::connection::Emitted;
 use crate::engine::connection::jobs::JobEnd;
 use crate::engine::server::Server;
 use body::{
@@ -524,7 +525,7 @@ impl Inner {
                 .flatten();
             return self
                 .sessions
-                .post(id, version, body, principal, now_ms())
+                .post(id, version, read, principal, now_ms())
                 .await;
         }
         if let Some(m) = msg {
@@ -561,7 +562,7 @@ impl Inner {
                         "Method not found: initialize (removed in 2026-07-28)",
                     );
                 }
-                return self.sessions.initialize(body, principal, now_ms()).await;
+                return self.sessions.initialize(read, principal, now_ms()).await;
             }
             if !m.envelope().is_modern() {
                 return fail(
@@ -590,16 +591,17 @@ impl Inner {
         let notify: Arc<dyn Notify> = Arc::clone(&events) as Arc<dyn Notify>;
         // NB. Room for a small answer and its head, so the writes do not grow the buffer.
         let mut out = BytesMut::with_capacity(256 + body.len() / 2);
-        let pending = self
-            .stateless
-            .handle_as(read, now_ms(), &notify, principal, &mut out);
+        let mut lines = Vec::new();
+        let pending =
+            self.stateless
+                .handle_routed(read, now_ms(), &notify, principal, &mut out, &mut lines);
         drop(notify);
         match pending {
             None if out.is_empty() => empty(StatusCode::ACCEPTED),
-            None => answer_now(out),
+            None => answer_now(out, &lines),
             Some(p) if p.is_background() => {
                 run_detached(p);
-                answer_now(out)
+                answer_now(out, &lines)
             }
             Some(p) => match (self.streams.try_open(), events.receiver()) {
                 (Some(permit), Some(rx)) => {
@@ -614,20 +616,16 @@ impl Inner {
 }
 
 /// An answer written before the request returned: one JSON line, or (when an inline handler
-/// sent notifications first) an SSE stream of each of them and then the answer.
-fn answer_now(out: BytesMut) -> Response<McpBody> {
-    let single = memchr::memchr(b'\n', &out).is_none_or(|i| i + 1 == out.len());
-    if single {
-        let status = status_of(&out);
-        return json_response(status, out);
+/// sent notifications first) an SSE stream of each of them and then the answer. What each
+/// line is comes from the core ([`Emitted`]).
+fn answer_now(mut out: BytesMut, lines: &[Emitted]) -> Response<McpBody> {
+    if let [one] = lines {
+        return json_response(status_of(&one.line), out);
     }
-    let lines: Vec<&[u8]> = out[..]
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
-    let (tx, rx) = mpsc::channel(lines.len());
-    for line in lines {
-        let _ = tx.try_send(sse_event(line));
+    let (tx, rx) = mpsc::channel(lines.len().max(1));
+    for e in lines {
+        let line = out.split_to(e.len.min(out.len()));
+        let _ = tx.try_send(sse_event(&line));
     }
     sse_response(rx, AbortOnDrop(Vec::new()), None)
 }
@@ -663,10 +661,11 @@ async fn answer_later(
     };
     let work = tokio::spawn(work);
     let mut guard = AbortOnDrop(vec![work.abort_handle()]);
-    let (done_tx, mut done_rx) = mpsc::channel::<BytesMut>(1);
+    let (done_tx, mut done_rx) = mpsc::channel::<(BytesMut, Vec<Emitted>)>(1);
     let finisher = tokio::spawn(async move {
         let (mut p, mut work) = (p, work);
         let mut out = BytesMut::new();
+        let mut lines = Vec::new();
         // NB. Work that follows the first (the request waited for the store) is aborted with
         // the finisher, when the client goes away.
         let mut later = AbortOnDrop(Vec::new());
@@ -676,7 +675,7 @@ async fn answer_later(
                 Err(e) if e.is_panic() => JobEnd::Panicked,
                 Err(_) => return,
             };
-            match p.finish(end, &mut out) {
+            match p.finish_routed(end, &mut out, &mut lines) {
                 None => break,
                 Some(next) if next.is_background() => {
                     run_detached(next);
@@ -691,7 +690,7 @@ async fn answer_later(
             }
         }
         drop(later);
-        let _ = done_tx.send(out).await;
+        let _ = done_tx.send((out, lines)).await;
     });
     guard.0.push(finisher.abort_handle());
     tokio::select! {
@@ -708,7 +707,7 @@ async fn answer_later(
                                 return;
                             }
                         }
-                        Some(answer) = done_rx.recv() => {
+                        Some((answer, _)) = done_rx.recv() => {
                             // Notifications sent before the work ended go before its answer.
                             while let Ok(e) = events.try_recv() {
                                 if tx.send(e).await.is_err() {
@@ -725,8 +724,9 @@ async fn answer_later(
             guard.0.push(forward.abort_handle());
             sse_response(rx, guard, Some(permit))
         }
-        Some(line) = done_rx.recv() => {
-            json_response(status_of(&line), line)
+        Some((line, lines)) = done_rx.recv() => {
+            let status = lines.last().map_or(StatusCode::OK, |e| status_of(&e.line));
+            json_response(status, line)
         }
         else => empty(StatusCode::INTERNAL_SERVER_ERROR),
     }

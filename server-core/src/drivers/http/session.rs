@@ -14,17 +14,17 @@ use super::body::{
     AbortOnDrop, McpBody, Streams, empty, json_response, refuse, sse_event, sse_response,
     too_many_streams,
 };
-use super::ids::{answered_ids, cancelled_ids, mint, request_ids};
+use super::ids::{cancelled_ids, mint, request_ids};
 use super::resume::{self, CLOSE, lock};
 use crate::api::ctx::Principal;
 use crate::api::ctx::{JobId, Notify};
-use crate::engine::connection::Connection;
 use crate::engine::connection::jobs::Work;
 use crate::engine::connection::jobs::{Action, JobEnd};
+use crate::engine::connection::{Connection, Emitted, Line};
 use crate::engine::server::Server;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Response, StatusCode};
-use janus_codec::{IdBuf, Parser, ProtocolVersion};
+use janus_codec::{IdBuf, Parsed, ProtocolVersion, Rejection};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -121,6 +121,8 @@ impl Routed {
         let mut st = lock(&session.state);
         let mut out = BytesMut::new();
         st.conn.handle_note(job, line, &mut out);
+        // NB. The line is the job's notification: its route is the job's.
+        while st.conn.poll_line().is_some() {}
         if out.is_empty() {
             return;
         }
@@ -147,58 +149,86 @@ enum To {
     Stream,
 }
 
+/// What a POST's own lines are, as [`State::route`] found them.
+#[derive(Debug, Default)]
+struct Own {
+    /// The lines, in order.
+    lines: BytesMut,
+    /// Each line's length.
+    lens: Vec<usize>,
+    /// True when one of them is not an answer: then the response is a stream.
+    events: bool,
+    /// True when one answers a message that could not be read (`id: null`): the body was
+    /// not a JSON-RPC message the session could serve (`400`).
+    unreadable: bool,
+}
+
+impl Own {
+    fn push(&mut self, line: &[u8], answer: bool) {
+        self.lines.extend_from_slice(line);
+        self.lens.push(line.len());
+        self.events |= !answer;
+    }
+
+    /// The lines one by one.
+    fn each(&self) -> impl Iterator<Item = &[u8]> {
+        let mut at = 0;
+        self.lens.iter().map(move |&n| {
+            let line = &self.lines[at..at + n];
+            at += n;
+            line
+        })
+    }
+}
+
 impl State {
-    /// Routes what the connection wrote: each answer to the POST waiting for its id; a
+    /// Routes what the connection wrote, by what the connection says each line is
+    /// ([`Connection::poll_line`]): each answer to the POST waiting for its id; a
     /// server-to-client request to the POST of the request it was sent for; the other lines
     /// (notifications of inline handlers) to `mine`; what has no POST to the `GET` stream (or
-    /// nowhere). Returns the lines for `mine`, and whether any of them is not an answer
-    /// (then its response must be a stream).
-    fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> (BytesMut, bool) {
-        let mut own = BytesMut::new();
-        let mut events = false;
+    /// nowhere). Returns the lines for `mine`.
+    fn route(&mut self, mut out: BytesMut, mine: Option<&mpsc::Sender<Bytes>>) -> Own {
+        let mut own = Own::default();
         // Notifications with no POST of their own (an inline handler's, replayed by a
         // reply): they go where the answer after them goes.
         let mut held: Vec<BytesMut> = Vec::new();
-        while !out.is_empty() {
-            // NB. Compact JSON holds no raw line break: each one ends a line. A single line
-            // (the usual case) moves whole, without a copy.
-            let end = memchr::memchr(b'\n', &out).map_or(out.len(), |i| i + 1);
-            let line = out.split_to(end);
-            let ids = answered_ids(&line);
-            let answer = !ids.is_empty();
-            let to = if ids.is_empty() {
-                match self.not_an_answer(&line, mine) {
-                    To::Stream if mine.is_none() => {
-                        held.push(line);
+        while let Some(Emitted { len, line }) = self.conn.poll_line() {
+            let bytes = out.split_to(len.min(out.len()));
+            let answer = line.is_answer();
+            let to = match line {
+                Line::Answer { id: None, .. } => {
+                    own.unreadable = true;
+                    To::Mine
+                }
+                Line::Answer { id: Some(id), .. } => self.answer_to(std::iter::once(id), mine),
+                Line::Batch { ids } => self.answer_to(ids.into_iter(), mine),
+                Line::Request { origin } => {
+                    let tx = match origin {
+                        Some(o) => self.waiting.get(&o).cloned(),
+                        None => mine.cloned(),
+                    };
+                    match tx {
+                        Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
+                        Some(tx) => To::Other(tx),
+                        None => To::Stream,
+                    }
+                }
+                Line::Notification { .. } | Line::Listen { .. } => match mine {
+                    Some(_) => To::Mine,
+                    None => {
+                        held.push(bytes);
                         continue;
                     }
-                    to => to,
-                }
-            } else {
-                // NB. A batch's line answers every id in it: each stops waiting.
-                let mut to = To::Stream;
-                for id in ids {
-                    if let Some(tx) = self.waiting.remove(&id) {
-                        to = To::Other(tx);
-                    }
-                }
-                match to {
-                    To::Other(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
-                    to => to,
-                }
+                },
             };
             match to {
                 To::Mine => {
                     if answer {
                         for h in held.drain(..) {
-                            own.extend_from_slice(&h);
+                            own.push(&h, false);
                         }
                     }
-                    if own.is_empty() {
-                        own = line;
-                    } else {
-                        own.extend_from_slice(&line);
-                    }
+                    own.push(&bytes, answer);
                 }
                 To::Other(tx) => {
                     if answer {
@@ -206,11 +236,11 @@ impl State {
                             let _ = tx.try_send(h.freeze());
                         }
                     }
-                    let _ = tx.try_send(line.freeze());
+                    let _ = tx.try_send(bytes.freeze());
                 }
                 To::Stream => {
                     if let Some(s) = &self.stream {
-                        let _ = s.try_send(line.freeze());
+                        let _ = s.try_send(bytes.freeze());
                     }
                 }
             }
@@ -220,37 +250,25 @@ impl State {
                 let _ = s.try_send(h.freeze());
             }
         }
-        if !own.is_empty() {
-            events |= own[..]
-                .split(|b| *b == b'\n')
-                .filter(|l| !l.is_empty())
-                .any(|l| answered_ids(l).is_empty());
-        }
-        (own, events)
+        own
     }
 
-    /// Where a line that answers nothing goes: a server request to its request's POST, a
-    /// notification to the POST being served.
-    fn not_an_answer(&self, line: &[u8], mine: Option<&mpsc::Sender<Bytes>>) -> To {
-        let body = line.strip_suffix(b"\n").unwrap_or(line);
-        let origin = Parser::new()
-            .parse_single(body)
-            .ok()
-            .filter(janus_codec::Message::is_request)
-            .and_then(|m| m.id().map(|id| id.to_owned()))
-            .and_then(|sid| {
-                self.conn
-                    .input_request_origin(sid.as_id())
-                    .map(|o| o.to_owned())
-            });
-        let tx = match origin {
-            Some(o) => self.waiting.get(&o).cloned(),
-            None => mine.cloned(),
-        };
-        match tx {
-            Some(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
-            Some(tx) => To::Other(tx),
-            None => To::Stream,
+    /// Where an answer to `ids` goes: the POST waiting for them (each stops waiting; a
+    /// batch's line answers every id in it), else the `GET` stream.
+    fn answer_to(
+        &mut self,
+        ids: impl Iterator<Item = IdBuf>,
+        mine: Option<&mpsc::Sender<Bytes>>,
+    ) -> To {
+        let mut to = To::Stream;
+        for id in ids {
+            if let Some(tx) = self.waiting.remove(&id) {
+                to = To::Other(tx);
+            }
+        }
+        match to {
+            To::Other(tx) if mine.is_some_and(|m| m.same_channel(&tx)) => To::Mine,
+            to => to,
         }
     }
 }
@@ -304,7 +322,7 @@ impl Sessions {
     /// `initialize`: a new session, answered with its id.
     pub(super) async fn initialize(
         &self,
-        body: &[u8],
+        read: Result<Parsed<'_>, Rejection<'_>>,
         principal: Option<Arc<Principal>>,
         now_ms: u64,
     ) -> Response<McpBody> {
@@ -329,6 +347,7 @@ impl Sessions {
             };
             let session = Arc::new_cyclic(|weak: &Weak<Session>| {
                 let mut conn = Connection::new(Arc::clone(&self.server));
+                conn.set_routing(true);
                 conn.set_notify(Arc::new(Routed(weak.clone())));
                 Session {
                     state: Mutex::new(State {
@@ -350,7 +369,7 @@ impl Sessions {
         let Some(session) = self.get(&id, now_ms) else {
             return empty(StatusCode::NOT_FOUND);
         };
-        let mut r = post(session, body, principal, now_ms, &self.streams).await;
+        let mut r = post(session, read, principal, now_ms, &self.streams).await;
         if r.status() == StatusCode::OK
             && let Ok(v) = HeaderValue::from_str(&id)
         {
@@ -366,7 +385,7 @@ impl Sessions {
         &self,
         id: &str,
         version: Option<&str>,
-        body: &[u8],
+        read: Result<Parsed<'_>, Rejection<'_>>,
         principal: Option<Arc<Principal>>,
         now_ms: u64,
     ) -> Response<McpBody> {
@@ -386,7 +405,7 @@ impl Sessions {
                 "Unsupported MCP-Protocol-Version header",
             );
         }
-        post(session, body, principal, now_ms, &self.streams).await
+        post(session, read, principal, now_ms, &self.streams).await
     }
 
     /// `GET`: the session's server-to-client stream, one at a time; with `Last-Event-ID`,
@@ -473,12 +492,11 @@ impl Sessions {
 /// Serves one POST body on a session.
 async fn post(
     session: Arc<Session>,
-    body: &[u8],
+    read: Result<Parsed<'_>, Rejection<'_>>,
     principal: Option<Arc<Principal>>,
     now_ms: u64,
     streams: &Arc<Streams>,
 ) -> Response<McpBody> {
-    let read = Parser::new().parse(body);
     let ids = request_ids(&read);
     // NB. A POST with requests holds a place while it waits; past the cap nothing starts.
     let permit = if ids.is_empty() {
@@ -514,26 +532,24 @@ async fn post(
         }
         own
     };
-    let (own, events) = own;
     let answered_now = {
         let st = lock(&session.state);
         !ids.iter().any(|id| st.waiting.contains_key(id))
     };
-    if answered_now && !events {
-        return if own.is_empty() {
+    if answered_now && !own.events {
+        return if own.lens.is_empty() {
             empty(StatusCode::ACCEPTED)
+        } else if own.unreadable && ids.is_empty() {
+            // A body that is not a message the session serves: its JSON-RPC error, `400`.
+            json_response(StatusCode::BAD_REQUEST, own.lines)
         } else {
-            json_response(StatusCode::OK, own)
+            json_response(StatusCode::OK, own.lines)
         };
     }
     drop(tx);
     // Lines of this POST written at once that are not all answers (an inline handler's
     // notifications, a server request for one of its requests) make it a stream.
-    let own_lines: Vec<&[u8]> = own[..]
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
-    let first = if own_lines.is_empty() {
+    let first = if own.lens.is_empty() {
         // The answer (or a notification first, which makes it a stream) comes from the work.
         let Some(first) = rx.recv().await else {
             // Every request of the POST was cancelled: nothing more comes for it.
@@ -546,8 +562,8 @@ async fn post(
     } else {
         None
     };
-    let (log, body) = open_stream(&mut lock(&session.state), STREAM_ROOM + own_lines.len());
-    for line in own_lines {
+    let (log, body) = open_stream(&mut lock(&session.state), STREAM_ROOM + own.lens.len());
+    for line in own.each() {
         lock(&log).write(line);
     }
     if let Some(b) = first {

@@ -453,6 +453,12 @@ impl Connection {
     /// Ends the rounds whose time is up ([`Connection::handle_time`] says when now is): their
     /// requests are answered `-32001` (a tool call: a tool error).
     pub fn handle_deadlines(&mut self, out: &mut BytesMut) {
+        let mark = out.len();
+        self.deadlines(out);
+        self.record(out, mark, None);
+    }
+
+    fn deadlines(&mut self, out: &mut BytesMut) {
         let now = self.now_ms;
         let due: Vec<JobId> = self
             .rounds
@@ -569,11 +575,7 @@ fn frame_of(id: Id<'_>, msg: &Message<'_>) -> Vec<u8> {
 
 /// `{"jsonrpc":"2.0","id":N,"method":...,"params":...}` and its newline.
 fn write_server_request(out: &mut BytesMut, id: i64, r: &InputRequest) {
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    encode::write_i64(out, id);
-    out.extend_from_slice(br#","method":"#);
-    encode::write_str(out, r.method());
-    out.extend_from_slice(br#","params":"#);
+    encode::begin_request(out, janus_codec::IdBuf::from_i64(id).as_id(), r.method());
     out.extend_from_slice(r.params().as_str().as_bytes());
     encode::end_message(out);
 }

@@ -272,6 +272,9 @@ pub(crate) struct Jobs {
     waits: HashMap<String, SmallVec<[JobId; 1]>>,
     batches: HashMap<u64, Batch>,
     next_batch: u64,
+    /// The ids answered by each batch line written and not yet recorded, oldest first (with
+    /// routed output only).
+    closed_batches: Option<VecDeque<Vec<IdBuf>>>,
     actions: VecDeque<Action>,
     running: usize,
     max_running: usize,
@@ -304,6 +307,7 @@ impl Jobs {
             waits: HashMap::new(),
             batches: HashMap::new(),
             next_batch: 0,
+            closed_batches: None,
             actions: VecDeque::new(),
             running: 0,
             max_running: max_running.max(1),
@@ -588,6 +592,19 @@ impl Jobs {
         }
     }
 
+    /// Keeps the ids each batch line answers, for the connection's routed output, while `on`.
+    pub(crate) fn set_routing(&mut self, on: bool) {
+        self.closed_batches = on.then(VecDeque::new);
+    }
+
+    /// The ids the oldest batch line written answers (with routing on).
+    pub(crate) fn take_closed_batch(&mut self) -> Vec<IdBuf> {
+        self.closed_batches
+            .as_mut()
+            .and_then(VecDeque::pop_front)
+            .unwrap_or_default()
+    }
+
     /// Sets the answer of slot `i` that was ready when the batch was read.
     pub(crate) fn fill(&mut self, batch: u64, i: usize, line: Bytes) {
         if let Some(place) = self
@@ -622,6 +639,23 @@ impl Jobs {
             return;
         };
         self.held_bytes -= b.lines.iter().flatten().map(Bytes::len).sum::<usize>();
+        if let Some(closed) = self.closed_batches.as_mut() {
+            // NB. Each element is a line of the encoder: its head names the request it
+            // answers.
+            let ids = b
+                .lines
+                .iter()
+                .flatten()
+                .filter_map(|l| match janus_codec::encode::read_head(l)? {
+                    janus_codec::encode::Head::Result(id)
+                    | janus_codec::encode::Head::Error(Some(id), _) => Some(id.to_owned()),
+                    _ => None,
+                })
+                .collect();
+            if b.lines.iter().any(Option::is_some) {
+                closed.push_back(ids);
+            }
+        }
         let start = out.len();
         for line in b.lines.iter().flatten() {
             out.put_u8(if out.len() == start { b'[' } else { b',' });
