@@ -26,6 +26,7 @@ use janus_codec::{
 use std::cell::RefCell;
 use std::sync::Arc;
 
+mod dispatch;
 mod input_wire;
 pub mod jobs;
 mod listen_wire;
@@ -518,16 +519,7 @@ impl Connection {
                     &reason,
                 );
             }
-            (Some(v), "tools/list") => self.tools_list(id, msg, Shape::new(v), out),
-            (Some(v), "tools/call") => self.tools_call(id, msg, Shape::new(v), out, slot),
-            (Some(ProtocolVersion::V2025_11_25), m) if m.starts_with("tasks/") => {
-                self.legacy_tasks(id, msg, out, slot);
-            }
-            (Some(v), _) => {
-                if !self.surface(id, msg, Shape::new(v), out, slot) {
-                    shape::write_method_not_found(out, id, method);
-                }
-            }
+            (Some(v), _) => self.dispatch(id, msg, Shape::new(v), out, slot),
         }
     }
 
@@ -586,34 +578,19 @@ impl Connection {
                 return;
             }
         };
-        let shape = Shape::new(version);
-        match method {
-            "server/discover" => {
-                encode::begin_result(out, id);
-                answers::write_discover(out, &self.server);
-                encode::end_message(out);
-            }
-            "tools/list" => self.tools_list(id, msg, shape, out),
-            "tools/call" => self.tools_call(id, msg, shape, out, slot),
-            "subscriptions/listen" => self.listen(id, msg, out, slot),
-            // NB. Capabilities are per request: only this request's envelope can declare the
-            // tasks extension, whatever earlier requests declared.
-            m if m.starts_with("tasks/") && !declares_tasks(msg) => encode::write_error(
+        // NB. Capabilities are per request: only this request's envelope can declare the
+        // tasks extension, whatever earlier requests declared.
+        if method.starts_with("tasks/") && !declares_tasks(msg) {
+            encode::write_error(
                 out,
                 Some(id),
                 MISSING_CLIENT_CAPABILITY,
                 "Missing required client capability",
                 Some(TASKS_REQUIRED),
-            ),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                self.modern_tasks(id, msg, shape, out);
-            }
-            _ => {
-                if !self.surface(id, msg, shape, out, slot) {
-                    shape::write_method_not_found(out, id, method);
-                }
-            }
+            );
+            return;
         }
+        self.dispatch(id, msg, Shape::new(version), out, slot);
     }
 }
 

@@ -75,48 +75,14 @@ fn write_named(
 }
 
 impl Connection {
-    /// Serves `method` if it is one of the surface's; false when it is not.
-    pub(super) fn surface(
-        &mut self,
-        id: Id<'_>,
-        msg: &Message<'_>,
-        shape: Shape,
-        out: &mut BytesMut,
-        slot: crate::engine::connection::jobs::Slot,
-    ) -> bool {
-        // NB. A server serves only what its capabilities announce: without prompts, say,
-        // `prompts/list` is an unknown method.
-        let cat = self.server.catalog();
-        let s = &cat.surface;
-        let served = match msg.method() {
-            m if m.starts_with("prompts/") => !s.prompts.is_empty(),
-            m if m.starts_with("resources/") => s.has_resources(),
-            "completion/complete" => !s.completions.is_empty(),
-            _ => true,
-        };
-        if !served {
-            return false;
-        }
-        match msg.method() {
-            "prompts/list" => self.prompts_list(id, msg, shape, out),
-            "prompts/get" => self.prompts_get(id, msg, shape, out, slot),
-            "resources/list" => self.resources_list(id, msg, shape, out, false),
-            "resources/templates/list" => self.resources_list(id, msg, shape, out, true),
-            "resources/read" => self.resources_read(id, msg, shape, out, slot),
-            "completion/complete" => self.complete(id, msg, shape, out),
-            // The legacy era's own methods: 2026-07-28 removed them.
-            "logging/setLevel" if !shape.modern() => self.set_level(id, msg, out),
-            "resources/subscribe" | "resources/unsubscribe" if !shape.modern() => {
-                if let Some(uri) = required_string(msg, "uri", msg.method(), out, id) {
-                    if let Some(w) = &self.session_watch {
-                        w.subscribe(&uri, msg.method() == "resources/subscribe");
-                    }
-                    encode::write_result(out, id, "{}");
-                }
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` on a handshake session.
+    pub(super) fn subscribe(&self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut, on: bool) {
+        if let Some(uri) = required_string(msg, "uri", msg.method(), out, id) {
+            if let Some(w) = &self.session_watch {
+                w.subscribe(&uri, on);
             }
-            _ => return false,
+            encode::write_result(out, id, "{}");
         }
-        true
     }
 
     /// With a visibility rule, the indices of the `n` items the caller sees (`item(i)` is the
@@ -171,7 +137,7 @@ impl Connection {
         }
     }
 
-    fn set_level(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
+    pub(super) fn set_level(&mut self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut) {
         let level = msg
             .param("level")
             .and_then(RawJson::as_string)
@@ -185,7 +151,13 @@ impl Connection {
         }
     }
 
-    fn prompts_list(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+    pub(super) fn prompts_list(
+        &self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+    ) {
         let server = &self.server;
         let cat = server.catalog();
         let prompts = &cat.surface.prompts;
@@ -234,7 +206,7 @@ impl Connection {
         encode::end_message(out);
     }
 
-    fn prompts_get(
+    pub(super) fn prompts_get(
         &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
@@ -338,7 +310,7 @@ impl Connection {
         }
     }
 
-    fn resources_list(
+    pub(super) fn resources_list(
         &self,
         id: Id<'_>,
         msg: &Message<'_>,
@@ -420,7 +392,7 @@ impl Connection {
         encode::end_message(out);
     }
 
-    fn resources_read(
+    pub(super) fn resources_read(
         &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
@@ -557,7 +529,7 @@ impl Connection {
         true
     }
 
-    fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+    pub(super) fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
         let reference = msg.param("ref");
         let kind = reference
             .and_then(|r| r.get("type"))

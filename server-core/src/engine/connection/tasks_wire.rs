@@ -6,10 +6,11 @@
 //! ([`Connection::after`]): the in-memory store answers there, and a store that does not
 //! makes the rest of the request a job, so the connection never waits for it.
 
+use super::dispatch::Method;
 use super::{Connection, TASKS_REQUIRED, TaskWork, declares_tasks, status_of};
 use crate::api::tools::TaskSupport;
 use crate::engine::answers;
-use crate::engine::connection::jobs::{Kind, NewJob, Slot, Then, Work};
+use crate::engine::connection::jobs::{Kind, NewJob, Then, Work};
 use crate::engine::store::{StoreError, StoreFuture};
 use crate::engine::tasks::{self, Outcome, Status};
 use crate::model::json::{Json, RpcError};
@@ -337,12 +338,12 @@ impl Connection {
         &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
+        method: Method,
         out: &mut BytesMut,
-        _slot: Slot,
     ) {
         let now = self.now_ms;
         let waiting = Waiting::request(id, msg);
-        if msg.method() == "tasks/list" {
+        if method == Method::TasksList {
             let cursor = match msg.param("cursor").filter(|c| !c.is_null()) {
                 None => 0,
                 Some(c) => match c.as_string().as_deref().and_then(decode_cursor) {
@@ -369,8 +370,8 @@ impl Connection {
         let Some(task_id) = task_id(msg, out, id) else {
             return;
         };
-        match msg.method() {
-            "tasks/get" => {
+        match method {
+            Method::TasksGet => {
                 let got = self.tasks.get(&task_id, now);
                 let id = id.to_owned();
                 self.after(
@@ -388,7 +389,7 @@ impl Connection {
                     out,
                 );
             }
-            "tasks/cancel" => {
+            Method::TasksCancel => {
                 let id = id.to_owned();
                 self.cancel_task(waiting, task_id.clone(), out, move |_, t, out| match t {
                     Ok(Some((t, changed))) => {
@@ -403,7 +404,7 @@ impl Connection {
                     Err(e) => write_store_error(out, id.as_id(), &e),
                 });
             }
-            "tasks/result" => {
+            Method::TasksResult => {
                 let got = self.tasks.get(&task_id, now);
                 let wait = Waiting::task_end(id, msg, task_id.clone());
                 let id = id.to_owned();
@@ -447,6 +448,7 @@ impl Connection {
         &mut self,
         id: Id<'_>,
         msg: &Message<'_>,
+        method: Method,
         shape: Shape,
         out: &mut BytesMut,
     ) {
@@ -456,15 +458,15 @@ impl Connection {
         };
         let waiting = Waiting::request(id, msg);
         let id = id.to_owned();
-        match msg.method() {
-            "tasks/cancel" => {
+        match method {
+            Method::TasksCancel => {
                 self.cancel_task(waiting, task_id.clone(), out, move |c, t, out| match t {
                     Ok(Some(_)) => write_ack(out, &c.server, id.as_id(), shape),
                     Ok(None) => unknown_task(out, id.as_id(), &task_id),
                     Err(e) => write_store_error(out, id.as_id(), &e),
                 });
             }
-            "tasks/update" => {
+            Method::TasksUpdate => {
                 let responses = match update_responses(msg) {
                     Ok(r) => r,
                     Err(m) => {
