@@ -332,9 +332,9 @@ pub(crate) fn call(target: &Target, tool: &str, args: Option<&str>) -> ExitCode 
             println!("{v}");
         } else {
             for c in &r.content {
-                match c {
-                    Content::Text { text } => println!("{text}"),
-                    other => println!("{}", content_json(other)),
+                match c.as_text() {
+                    Some(text) => println!("{text}"),
+                    None => println!("{}", content_json(c)),
                 }
             }
             if let Some(s) = &r.structured {
@@ -373,33 +373,12 @@ fn spec_json(s: &ToolSpec) -> Value {
     })
 }
 
+/// A block as the model writes it in the latest revision's shape.
 fn content_json(c: &Content) -> Value {
-    match c {
-        Content::Text { text } => json!({"type": "text", "text": text}),
-        Content::Image { data, mime_type } => {
-            json!({"type": "image", "data": data, "mimeType": mime_type})
-        }
-        Content::Audio { data, mime_type } => {
-            json!({"type": "audio", "data": data, "mimeType": mime_type})
-        }
-        Content::ResourceLink {
-            uri,
-            name,
-            mime_type,
-            description,
-        } => {
-            json!({"type": "resource_link", "uri": uri, "name": name, "mimeType": mime_type, "description": description})
-        }
-        Content::Resource {
-            uri,
-            mime_type,
-            text,
-            blob,
-        } => {
-            json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime_type, "text": text, "blob": blob}})
-        }
-        Content::Other(raw) => parse(raw),
-    }
+    let mut out = bytes::BytesMut::new();
+    let shape = janus_model::shape::Shape::new(janus_codec::ProtocolVersion::V2026_07_28);
+    janus_model::shape::write_block(&mut out, shape, c, true);
+    serde_json::from_slice(&out).unwrap_or(Value::Null)
 }
 
 fn result_json(r: &CallResult) -> Value {

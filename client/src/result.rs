@@ -4,115 +4,17 @@
 //! equal results.
 
 use crate::error::Error;
-use crate::json::{canonical, opt_string};
+use crate::json::canonical;
 use janus_codec::RawJson;
+pub use janus_model::content::Content;
+use janus_model::result::ToolResult;
 
 /// The `_meta` key of the server's stamp on every 2026-07-28 result.
 pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// One content block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Content {
-    /// `text`.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// `image`: base64 data.
-    Image {
-        /// The base64 data.
-        data: String,
-        /// Its MIME type.
-        mime_type: String,
-    },
-    /// `audio`: base64 data.
-    Audio {
-        /// The base64 data.
-        data: String,
-        /// Its MIME type.
-        mime_type: String,
-    },
-    /// `resource_link`: a resource named, not included.
-    ResourceLink {
-        /// Its URI.
-        uri: String,
-        /// Its name.
-        name: Option<String>,
-        /// Its MIME type.
-        mime_type: Option<String>,
-        /// Its description.
-        description: Option<String>,
-    },
-    /// `resource`: a resource embedded, as text or as a base64 blob.
-    Resource {
-        /// Its URI.
-        uri: String,
-        /// Its MIME type.
-        mime_type: Option<String>,
-        /// Its text.
-        text: Option<String>,
-        /// Its base64 bytes.
-        blob: Option<String>,
-    },
-    /// A block of a type this client does not know, as canonical JSON.
-    Other(String),
-}
-
-impl Content {
-    pub(crate) fn from_wire(block: RawJson<'_>) -> Self {
-        let [kind, text, data, mime, uri, name, description, resource] = block.get_many([
-            "type",
-            "text",
-            "data",
-            "mimeType",
-            "uri",
-            "name",
-            "description",
-            "resource",
-        ]);
-        let other = || Self::Other(canonical(block.as_str()));
-        let s = |v: Option<RawJson<'_>>| opt_string(v);
-        match kind.and_then(RawJson::as_string).as_deref() {
-            Some("text") => s(text).map_or_else(other, |text| Self::Text { text }),
-            Some(k @ ("image" | "audio")) => match (s(data), s(mime)) {
-                (Some(data), Some(mime_type)) if k == "image" => Self::Image { data, mime_type },
-                (Some(data), Some(mime_type)) => Self::Audio { data, mime_type },
-                _ => other(),
-            },
-            Some("resource_link") => s(uri).map_or_else(other, |uri| Self::ResourceLink {
-                uri,
-                name: s(name),
-                mime_type: s(mime),
-                description: s(description),
-            }),
-            Some("resource") => {
-                let r = resource.filter(|r| r.is_object());
-                let [uri, mime, text, blob] = r.map_or([None; 4], |r| {
-                    r.get_many(["uri", "mimeType", "text", "blob"])
-                });
-                s(uri).map_or_else(other, |uri| Self::Resource {
-                    uri,
-                    mime_type: s(mime),
-                    text: s(text),
-                    blob: s(blob),
-                })
-            }
-            _ => other(),
-        }
-    }
-
-    /// The text of a `text` block.
-    #[must_use]
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            Self::Text { text } => Some(text),
-            _ => None,
-        }
-    }
-}
-
-/// What a `tools/call` answered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a `tools/call` answered: the model's [`ToolResult`] as a caller compares it
+/// (`structuredContent` as canonical JSON), with the result's `_meta`.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallResult {
     /// The content blocks.
     pub content: Vec<Content>,
@@ -163,17 +65,12 @@ impl CallResult {
         is_error: Option<RawJson<'_>>,
         meta: Option<RawJson<'_>>,
     ) -> Result<Self, String> {
-        let content = match content {
-            None => Vec::new(),
-            Some(c) if c.is_array() => c.iter_elements().map(Content::from_wire).collect(),
-            Some(_) => return Err("a tools/call result whose content is not an array".into()),
-        };
+        let r = ToolResult::from_members(content, structured, is_error)
+            .map_err(|e| format!("a tools/call result whose {e}"))?;
         Ok(Self {
-            content,
-            structured: structured
-                .filter(|s| !s.is_null())
-                .map(|s| canonical(s.as_str())),
-            is_error: is_error.is_some_and(|e| e.as_str() == "true"),
+            content: r.content,
+            structured: r.structured.map(|s| canonical(s.as_str())),
+            is_error: r.is_error,
             meta: meta.and_then(without_stamp),
         })
     }
@@ -268,7 +165,10 @@ mod tests {
         assert_eq!(a.content.len(), 6);
         assert_eq!(a.text(), "hi");
         assert_eq!(a.structured.as_deref(), Some(r#"{"n":1}"#));
-        assert!(matches!(a.content[5], Content::Other(_)));
+        assert!(matches!(
+            a.content[5].block,
+            janus_model::content::Block::Other(_)
+        ));
         assert_eq!(a.meta, None);
         let tagged = read(
             r#"{"content":[],"isError":true,"_meta":{"k":[1, 2],"io.modelcontextprotocol/serverInfo":{}}}"#,

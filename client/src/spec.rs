@@ -1,13 +1,16 @@
 //! One normalised tool spec for every revision, and the safety class computed from it, fail
 //! closed (`decisions.md`, "Client").
 //!
-//! The wire's camelCase is read here and nowhere else. A tool of 2025-03-26 (annotations, a
-//! title only inside them), of 2025-06-18 (`title`, `outputSchema`), of 2025-11-25
-//! (`execution.taskSupport`, icons) or of 2026-07-28 becomes the same [`ToolSpec`]; schemas are
-//! kept as canonical JSON text, so the same schema sent with other spacing compares equal.
+//! The wire is read by the model ([`janus_model::tool::ToolSpec::read`], the one reader of a
+//! tool for the server and the client); this is the view a caller compares and trusts. A tool
+//! of 2025-03-26 (annotations, a title only inside them), of 2025-06-18 (`title`,
+//! `outputSchema`), of 2025-11-25 (`execution.taskSupport`, icons) or of 2026-07-28 becomes the
+//! same [`ToolSpec`]; schemas are kept as canonical JSON text, so the same schema sent with
+//! other spacing compares equal.
 
-use crate::json::{canonical, opt_string};
+use crate::json::canonical;
 use janus_codec::RawJson;
+use janus_model::content::Icon;
 
 /// How far a caller may trust a tool to do what its hints say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,32 +51,10 @@ impl SafetyClass {
     }
 }
 
-/// A tool's hints, as its server gave them (`None`: not given).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Annotations {
-    /// `annotations.title`.
-    pub title: Option<String>,
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`.
-    pub open_world: Option<bool>,
-}
-
-/// Whether a tool may run as a task (`execution.taskSupport`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TaskSupport {
-    /// Not as a task (also when the revision has no tasks).
-    #[default]
-    Forbidden,
-    /// As a task or not.
-    Optional,
-    /// Only as a task.
-    Required,
-}
+/// A tool's hints, as its server gave them (`None`: not given): the model's.
+pub use janus_model::tool::Hints as Annotations;
+/// Whether a tool may run as a task (`execution.taskSupport`): the model's.
+pub use janus_model::tool::TaskSupport;
 
 /// A tool, the same whatever the revision it was listed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,8 +73,8 @@ pub struct ToolSpec {
     pub annotations: Annotations,
     /// Whether it may run as a task.
     pub task_support: TaskSupport,
-    /// `icons`, canonical JSON.
-    pub icons: Option<String>,
+    /// `icons`.
+    pub icons: Vec<Icon>,
     /// `_meta`, canonical JSON.
     pub meta: Option<String>,
     /// The safety class, from the hints and the server's trust.
@@ -107,83 +88,26 @@ impl ToolSpec {
     ///
     /// Why the entry is no tool: not an object, no string `name`, no object `inputSchema`.
     pub fn from_wire(tool: RawJson<'_>, trusted: bool) -> Result<Self, String> {
-        if !tool.is_object() {
-            return Err("a tool that is not an object".into());
-        }
-        let [
-            name,
-            title,
-            description,
-            input,
-            output,
-            annotations,
-            execution,
-            icons,
-            meta,
-        ] = tool.get_many([
-            "name",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "annotations",
-            "execution",
-            "icons",
-            "_meta",
-        ]);
-        let name = name
-            .and_then(RawJson::as_string)
-            .ok_or("a tool without a string name")?
-            .into_owned();
-        let input_schema = input
-            .filter(|s| s.is_object())
-            .map(|s| canonical(s.as_str()))
-            .ok_or_else(|| format!("tool {name}: no object inputSchema"))?;
-        let a = annotations.filter(|a| a.is_object());
-        let hint = |k: &str| a.and_then(|a| a.get(k)).and_then(bool_of);
-        let annotations = Annotations {
-            title: a.and_then(|a| opt_string(a.get("title"))),
-            read_only: hint("readOnlyHint"),
-            destructive: hint("destructiveHint"),
-            idempotent: hint("idempotentHint"),
-            open_world: hint("openWorldHint"),
-        };
-        let task_support = match execution
-            .and_then(|e| e.get("taskSupport"))
-            .and_then(RawJson::as_string)
-            .as_deref()
-        {
-            Some("optional") => TaskSupport::Optional,
-            Some("required") => TaskSupport::Required,
-            _ => TaskSupport::Forbidden,
-        };
-        let safety = SafetyClass::of(&annotations, trusted);
-        Ok(Self {
-            title: opt_string(title).or_else(|| annotations.title.clone()),
-            description: opt_string(description),
-            output_schema: output
-                .filter(|s| s.is_object())
-                .map(|s| canonical(s.as_str())),
-            icons: icons
-                .filter(|i| !i.is_null())
-                .map(|i| canonical(i.as_str())),
-            meta: meta
-                .filter(|m| m.is_object())
-                .map(|m| canonical(m.as_str())),
-            name,
-            input_schema,
-            annotations,
-            task_support,
-            safety,
-        })
+        let spec = janus_model::tool::ToolSpec::read(tool)?;
+        Ok(Self::of(spec, trusted))
     }
-}
 
-fn bool_of(v: RawJson<'_>) -> Option<bool> {
-    match v.as_str() {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
+    /// The view of the model's spec, from a server that is `trusted` or not.
+    #[must_use]
+    pub fn of(spec: janus_model::tool::ToolSpec, trusted: bool) -> Self {
+        let annotations = spec.hints();
+        Self {
+            title: spec.title.or_else(|| annotations.title.clone()),
+            description: spec.description,
+            input_schema: canonical(spec.input_schema.as_str()),
+            output_schema: spec.output_schema.map(|s| canonical(s.as_str())),
+            task_support: spec.task_support,
+            icons: spec.icons,
+            meta: spec.meta.map(|m| canonical(m.as_str())),
+            safety: SafetyClass::of(&annotations, trusted),
+            annotations,
+            name: spec.name,
+        }
     }
 }
 
@@ -230,7 +154,7 @@ mod tests {
             false,
         );
         assert_eq!(tasks.task_support, TaskSupport::Optional);
-        assert_eq!(tasks.icons.as_deref(), Some(r#"[{"src":"a.png"}]"#));
+        assert_eq!(tasks.icons, [Icon::new("a.png")]);
         assert_eq!(tasks.meta.as_deref(), Some(r#"{"k":1}"#));
     }
 

@@ -73,7 +73,7 @@ pub struct PromptArgument {
 }
 
 /// What `prompts/get` gave.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptMessages {
     /// The description.
     pub description: Option<String>,
@@ -254,7 +254,7 @@ impl Client {
                     .ok_or_else(|| Error::Protocol("a prompt message without content".into()))?;
                 Ok((
                     string(role, "a prompt message's role")?,
-                    Content::from_wire(content),
+                    Content::read(content),
                 ))
             })
             .collect::<Result<_, Error>>()?;

@@ -77,7 +77,7 @@ async fn every_mode_works_over_http_and_both_eras_agree() {
             .call_tool("echo", Some(&args), CallOptions::default())
             .await
             .unwrap();
-        assert_eq!(r.content, [Content::Text { text: big }]);
+        assert_eq!(r.content, [Content::text(big)]);
         c.close(Duration::from_secs(1)).await;
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));

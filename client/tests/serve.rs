@@ -87,7 +87,7 @@ async fn every_mode_settles_and_both_eras_give_the_same_specs_and_results() {
             .call_tool("echo", Some(r#"{"text":"hi"}"#), CallOptions::default())
             .await
             .unwrap();
-        assert_eq!(r.content, [Content::Text { text: "hi".into() }]);
+        assert_eq!(r.content, [Content::text("hi")]);
         let sum = c
             .call_tool("add", Some(r#"{"a":2,"b":3}"#), CallOptions::default())
             .await

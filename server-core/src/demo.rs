@@ -5,7 +5,7 @@ use crate::api::ctx::Ctx;
 use crate::api::halt::Halt;
 use crate::api::tools::{Args, Output, TaskSupport, ToolSpec};
 use crate::engine::server::{Server, ServerBuilder};
-use crate::model::json::Json;
+use janus_model::json::Json;
 use std::sync::Arc;
 
 /// The longest `sleep` accepted, in milliseconds.
@@ -121,7 +121,7 @@ fn greet(
     out: &mut crate::api::prompts::PromptMessages,
 ) -> Result<(), Halt> {
     let name = args.str("name").unwrap_or_default();
-    out.user(crate::model::content::Content::text(format!(
+    out.user(janus_model::content::Content::text(format!(
         "Write a short, friendly greeting for {name}."
     )));
     Ok(())

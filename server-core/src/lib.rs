@@ -48,7 +48,6 @@ mod api;
 pub mod demo;
 mod drivers;
 mod engine;
-mod model;
 
 #[cfg(feature = "serde")]
 pub use api::typed;
@@ -60,7 +59,7 @@ pub use drivers::serve;
 pub use drivers::stateless;
 pub use engine::connection::jobs;
 pub use engine::{connection, server, store, tasks};
-pub use model::{content, json};
+pub use janus_model::{content, json};
 
 pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
 pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};

@@ -12,10 +12,10 @@
 //! increases; log records only at or above the level in force for the request
 //! (`decisions.md`, "Server surface").
 
-use crate::model::json::{Json, number};
 use bytes::{Bytes, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{Era, Id, IdBuf, Message, ProtocolVersion, RawJson};
+use janus_model::json::{Json, number};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;

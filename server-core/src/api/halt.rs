@@ -1,7 +1,7 @@
 //! How a handler ends without its result.
 
 use crate::api::input::{BadInputRequest, InputRequired};
-use crate::model::json::RpcError;
+use janus_model::json::RpcError;
 use std::fmt;
 
 /// The other outcome of a handler (tool, prompt, resource, completion): not a result, but

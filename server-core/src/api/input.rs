@@ -25,9 +25,9 @@
 //!
 //! [`Ctx::input`]: crate::Ctx::input
 
-use crate::model::json::{Json, RpcError};
 use bytes::BytesMut;
 use janus_codec::encode::JsonWriter;
+use janus_model::json::{Json, RpcError};
 
 /// The JSON-RPC code of a request the client did not answer in time (as the SDKs'
 /// `RequestTimeout`).

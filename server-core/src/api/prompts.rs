@@ -7,9 +7,9 @@
 
 use crate::api::ctx::Ctx;
 use crate::api::halt::Halt;
-use crate::model::content::{Content, Role};
-use crate::model::json::RpcError;
 use janus_codec::RawJson;
+use janus_model::content::{Content, Role};
+use janus_model::json::RpcError;
 
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,14 +29,14 @@ pub struct PromptSpec {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) arguments: Vec<PromptArgument>,
-    pub(crate) icons: Vec<crate::model::content::Icon>,
-    pub(crate) meta: Option<crate::model::json::Json>,
+    pub(crate) icons: Vec<janus_model::content::Icon>,
+    pub(crate) meta: Option<janus_model::json::Json>,
 }
 
 impl PromptSpec {
     /// Adds an icon (shown from 2025-11-25).
     #[must_use]
-    pub fn icon(mut self, icon: crate::model::content::Icon) -> Self {
+    pub fn icon(mut self, icon: janus_model::content::Icon) -> Self {
         self.icons.push(icon);
         self
     }
@@ -44,7 +44,7 @@ impl PromptSpec {
     /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
     /// `ServerBuilder::build` fail.
     #[must_use]
-    pub fn meta(mut self, meta: crate::model::json::Json) -> Self {
+    pub fn meta(mut self, meta: janus_model::json::Json) -> Self {
         self.meta = Some(meta);
         self
     }

@@ -12,9 +12,9 @@
 
 use crate::api::ctx::Ctx;
 use crate::api::halt::Halt;
-use crate::model::content::ResourceBody;
-use crate::model::json::RpcError;
 use base64::Engine as _;
+use janus_model::content::ResourceBody;
+use janus_model::json::RpcError;
 
 /// A direct resource, as `resources/list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,14 +25,14 @@ pub struct ResourceSpec {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) size: Option<u64>,
-    pub(crate) icons: Vec<crate::model::content::Icon>,
-    pub(crate) meta: Option<crate::model::json::Json>,
+    pub(crate) icons: Vec<janus_model::content::Icon>,
+    pub(crate) meta: Option<janus_model::json::Json>,
 }
 
 impl ResourceSpec {
     /// Adds an icon (shown from 2025-11-25).
     #[must_use]
-    pub fn icon(mut self, icon: crate::model::content::Icon) -> Self {
+    pub fn icon(mut self, icon: janus_model::content::Icon) -> Self {
         self.icons.push(icon);
         self
     }
@@ -40,7 +40,7 @@ impl ResourceSpec {
     /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
     /// `ServerBuilder::build` fail.
     #[must_use]
-    pub fn meta(mut self, meta: crate::model::json::Json) -> Self {
+    pub fn meta(mut self, meta: janus_model::json::Json) -> Self {
         self.meta = Some(meta);
         self
     }
@@ -105,8 +105,8 @@ pub struct TemplateSpec {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) parts: Vec<Part>,
-    pub(crate) icons: Vec<crate::model::content::Icon>,
-    pub(crate) meta: Option<crate::model::json::Json>,
+    pub(crate) icons: Vec<janus_model::content::Icon>,
+    pub(crate) meta: Option<janus_model::json::Json>,
 }
 
 /// A piece of a parsed template.
@@ -177,7 +177,7 @@ fn parse_template(t: &str) -> Result<Vec<Part>, TemplateError> {
 impl TemplateSpec {
     /// Adds an icon (shown from 2025-11-25).
     #[must_use]
-    pub fn icon(mut self, icon: crate::model::content::Icon) -> Self {
+    pub fn icon(mut self, icon: janus_model::content::Icon) -> Self {
         self.icons.push(icon);
         self
     }
@@ -185,7 +185,7 @@ impl TemplateSpec {
     /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
     /// `ServerBuilder::build` fail.
     #[must_use]
-    pub fn meta(mut self, meta: crate::model::json::Json) -> Self {
+    pub fn meta(mut self, meta: janus_model::json::Json) -> Self {
         self.meta = Some(meta);
         self
     }

@@ -18,14 +18,15 @@
 
 use crate::api::ctx::{BoxFuture, Ctx};
 use crate::api::halt::Halt;
-use crate::model::content::Content;
-use crate::model::json::Json;
-#[cfg(feature = "serde")]
-use crate::model::json::RpcError;
-use crate::model::shape::{self, Shape};
-pub use crate::model::tool::{SpecError, TaskSupport, ToolSpec};
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
+use janus_model::content::Content;
+use janus_model::json::Json;
+#[cfg(feature = "serde")]
+use janus_model::json::RpcError;
+pub use janus_model::result::ToolResult;
+use janus_model::shape::{self, Shape};
+pub use janus_model::tool::{SpecError, TaskSupport, ToolSpec};
 use std::borrow::Cow;
 
 /// A tool call's `arguments`, read in place from the request frame.
@@ -188,52 +189,6 @@ impl<'a> Output<'a> {
     /// Ends the block list; returns `structuredContent` and whether it is an error.
     pub(crate) fn finish(self) -> (Option<Json>, bool) {
         (self.structured, self.is_error)
-    }
-}
-
-/// The result of an asynchronous handler.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolResult {
-    /// Content blocks, in order.
-    pub content: Vec<Content>,
-    /// `structuredContent`.
-    pub structured: Option<Json>,
-    /// True for a failure the model should see.
-    pub is_error: bool,
-}
-
-impl ToolResult {
-    /// One text block.
-    #[must_use]
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: vec![Content::text(text)],
-            ..Self::default()
-        }
-    }
-
-    /// A failure the model should see, with a message.
-    #[must_use]
-    pub fn error(message: impl Into<String>) -> Self {
-        Self {
-            content: vec![Content::text(message)],
-            structured: None,
-            is_error: true,
-        }
-    }
-
-    /// Adds a content block.
-    #[must_use]
-    pub fn with(mut self, c: Content) -> Self {
-        self.content.push(c);
-        self
-    }
-
-    /// Sets `structuredContent`.
-    #[must_use]
-    pub fn with_structured(mut self, json: Json) -> Self {
-        self.structured = Some(json);
-        self
     }
 }
 

@@ -36,7 +36,7 @@ use crate::api::halt::Halt;
 use crate::api::tools::{
     Args, AsyncTool, Output, SpecError, Tool, ToolFuture, ToolResult, ToolSpec,
 };
-use crate::model::json::{Json, RpcError};
+use janus_model::json::{Json, RpcError};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -20,9 +20,9 @@ use crate::api::ctx::{JobId, Notify};
 use crate::engine::connection::jobs::{Action, Done, JobEnd, Work};
 use crate::engine::connection::{Connection, Emitted, Line};
 use crate::engine::server::Server;
-use crate::model::shape;
 use bytes::BytesMut;
 use janus_codec::{INVALID_REQUEST, Parsed, Rejection};
+use janus_model::shape;
 use std::sync::Arc;
 
 /// Serves modern requests without a connection.
@@ -106,7 +106,7 @@ impl Drop for Pending {
     /// shared store never keeps a task `working` that nothing runs.
     fn drop(&mut self) {
         if self.background {
-            let e = crate::model::json::RpcError::new(
+            let e = janus_model::json::RpcError::new(
                 janus_codec::INTERNAL_ERROR,
                 "The task's work stopped before it ended",
             );

@@ -1,14 +1,14 @@
 //! The answers the core writes that depend on the server or on a task: result tails
 //! (`resultType`, the `serverInfo` stamp, `ttlMs`/`cacheScope`), tool results, tool
 //! descriptions and pages, `initialize` and `server/discover`, and tasks. The shapes they are
-//! made of are [`crate::model::shape`]'s.
+//! made of are [`janus_model::shape`]'s.
 
 use crate::engine::server::Server;
 use crate::engine::tasks::{self, Outcome as Ended, Status, Stored, Task};
-use crate::model::shape::{ResultType, Shape, write_error_object, write_rpc_error};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{Id, ProtocolVersion};
+use janus_model::shape::{ResultType, Shape, write_error_object, write_rpc_error};
 
 /// Ends a result object whose members (if any) are written: the modern stamp
 /// (`resultType`, `_meta.serverInfo`, encoded once per server) in the modern era, then `}`.
@@ -44,7 +44,7 @@ pub(crate) fn write_public_cache_hints(out: &mut BytesMut, server: &Server) {
 
 // ---- Tool results ---------------------------------------------------------------------------
 
-/// Starts a tool result object: `{"content":[`. Blocks follow ([`crate::model::shape::write_block`]).
+/// Starts a tool result object: `{"content":[`. Blocks follow ([`janus_model::shape::write_block`]).
 #[inline]
 pub(crate) fn begin_tool_result(out: &mut BytesMut) {
     out.extend_from_slice(br#"{"content":["#);
@@ -281,6 +281,6 @@ pub(crate) fn write_task_result(out: &mut BytesMut, server: &Server, id: Id<'_>,
 pub(crate) fn write_halt(out: &mut BytesMut, id: Id<'_>, halt: &crate::api::halt::Halt) {
     match halt {
         crate::api::halt::Halt::Error(e) => write_rpc_error(out, id, e),
-        crate::api::halt::Halt::Input(_) => crate::model::shape::write_internal_error(out, id),
+        crate::api::halt::Halt::Input(_) => janus_model::shape::write_internal_error(out, id),
     }
 }

@@ -14,8 +14,6 @@ use crate::engine::connection::jobs::{Action, Done, DoneKind, JobEnd, Jobs, Kind
 use crate::engine::server::Server;
 use crate::engine::store::TaskStore;
 use crate::engine::tasks::{Outcome as Ended, Status, Stored};
-use crate::model::json::RpcError;
-use crate::model::shape::{self, Shape};
 use bytes::BytesMut;
 use janus_codec::encode;
 use janus_codec::{
@@ -23,6 +21,8 @@ use janus_codec::{
     MISSING_CLIENT_CAPABILITY, Message, MessageKind, Parsed, Parser, ProtocolVersion, RawJson,
     Rejection,
 };
+use janus_model::json::RpcError;
+use janus_model::shape::{self, Shape};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -573,7 +573,7 @@ impl Connection {
                 return;
             }
             Err(EnvelopeError::Unsupported { requested }) => {
-                let quoted = crate::model::json::Json::string(&requested);
+                let quoted = janus_model::json::Json::string(&requested);
                 shape::write_unsupported(out, id, quoted.as_str());
                 return;
             }

@@ -9,11 +9,11 @@ use crate::api::resources::{
 use crate::api::tools::{AsyncTool, Handler, SpecError, Tool, ToolSpec};
 use crate::engine::store::{Bus, TaskStore};
 
-use crate::model::shape::{self, Shape};
 use arc_swap::ArcSwap;
 use bytes::BytesMut;
 use janus_codec::ProtocolVersion;
 use janus_codec::encode::JsonWriter;
+use janus_model::shape::{self, Shape};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -388,7 +388,7 @@ impl ServerBuilder {
     }
 
     /// Records a `_meta` that is not an object, for [`ServerBuilder::build`].
-    fn check_meta(&mut self, name: &str, meta: Option<&crate::model::json::Json>) {
+    fn check_meta(&mut self, name: &str, meta: Option<&janus_model::json::Json>) {
         if meta.is_some_and(|m| !m.is_object()) {
             self.error.get_or_insert(SpecError {
                 tool: name.to_owned(),

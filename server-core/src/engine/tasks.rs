@@ -8,7 +8,7 @@
 //! A store keeps the status, times and outcome of each task; the wire shapes are written by
 //! the connection.
 
-use crate::model::json::{Json, RpcError};
+use janus_model::json::{Json, RpcError};
 
 /// The most tasks the in-memory store keeps at once.
 pub const MAX_TASKS: usize = 1024;

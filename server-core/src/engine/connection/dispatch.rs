@@ -5,9 +5,9 @@
 
 use super::Connection;
 use crate::engine::connection::jobs::Slot;
-use crate::model::shape::{self, Shape};
 use bytes::BytesMut;
 use janus_codec::{Id, Message, ProtocolVersion, encode};
+use janus_model::shape::{self, Shape};
 
 /// A method of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,14 +15,14 @@ use crate::api::input::{InputRequest, InputRequired, Inputs, REQUEST_TIMEOUT};
 use crate::engine::answers;
 use crate::engine::connection::jobs::{Resume, Slot};
 use crate::engine::request_state as state;
-use crate::model::content::Content;
-use crate::model::json::RpcError;
-use crate::model::shape::{self, ResultType, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{
     INTERNAL_ERROR, INVALID_REQUEST, Id, IdBuf, MISSING_CLIENT_CAPABILITY, Message, RawJson,
 };
+use janus_model::content::Content;
+use janus_model::json::RpcError;
+use janus_model::shape::{self, ResultType, Shape};
 use std::collections::HashMap;
 
 /// The rounds of a handshake session waiting for the client's answers.

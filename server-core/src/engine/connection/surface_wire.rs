@@ -10,11 +10,11 @@ use crate::api::prompts::{PromptArgs, PromptMessages};
 use crate::api::resources::Contents;
 use crate::engine::answers;
 use crate::engine::server::{CompletionRef, Listed, page_bounds};
-use crate::model::json::RpcError;
-use crate::model::shape::{self, ResultType, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
+use janus_model::json::RpcError;
+use janus_model::shape::{self, ResultType, Shape};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The legacy code of a resource that is not found.
@@ -651,7 +651,7 @@ fn later<T: Send + 'static>(
         write(&mut body, &value);
         Ok(crate::api::tools::ToolResult {
             content: Vec::new(),
-            structured: Some(crate::model::json::Json::from_written(&body)),
+            structured: Some(janus_model::json::Json::from_written(&body)),
             is_error: false,
         })
     })

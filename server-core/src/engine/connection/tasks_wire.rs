@@ -13,14 +13,14 @@ use crate::engine::answers;
 use crate::engine::connection::jobs::{Kind, NewJob, Then, Work};
 use crate::engine::store::{StoreError, StoreFuture};
 use crate::engine::tasks::{self, Outcome, Status};
-use crate::model::json::{Json, RpcError};
-use crate::model::shape::{self, Shape};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{
     INTERNAL_ERROR, INVALID_PARAMS, Id, IdBuf, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
     Message, ProtocolVersion, RawJson,
 };
+use janus_model::json::{Json, RpcError};
+use janus_model::shape::{self, Shape};
 
 use std::task::{Context, Poll, Waker};
 

@@ -11,11 +11,11 @@ use crate::engine::answers;
 use crate::engine::connection::jobs::{Kind, NewJob, Slot, ToolEnd, Work};
 use crate::engine::server::Server;
 use crate::engine::tasks::{Outcome as Ended, Stored};
-use crate::model::json::RpcError;
-use crate::model::shape::{self, Shape};
 use bytes::BytesMut;
 use janus_codec::encode;
 use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
+use janus_model::json::RpcError;
+use janus_model::shape::{self, Shape};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::tasks_wire;

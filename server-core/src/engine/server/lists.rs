@@ -232,7 +232,7 @@ impl Server {
     }
 }
 
-fn check_meta(name: &str, meta: Option<&crate::model::json::Json>) -> Result<(), SpecError> {
+fn check_meta(name: &str, meta: Option<&janus_model::json::Json>) -> Result<(), SpecError> {
     if meta.is_some_and(|m| !m.is_object()) {
         return Err(SpecError {
             tool: name.to_owned(),

@@ -52,9 +52,17 @@ impl Json {
         Self(String::from_utf8_lossy(&out).into_owned())
     }
 
+    /// A value read from a checked frame, as sent.
+    #[must_use]
+    pub fn from_raw(raw: janus_codec::RawJson<'_>) -> Self {
+        Self(raw.as_str().to_owned())
+    }
+
     /// The text of a value that the caller built with the codec's writer, which only writes
-    /// valid JSON.
-    pub(crate) fn from_written(out: &[u8]) -> Self {
+    /// valid JSON (for the Janus crates: the caller keeps the invariant).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn from_written(out: &[u8]) -> Self {
         Self(String::from_utf8_lossy(out).into_owned())
     }
 
@@ -160,7 +168,7 @@ impl fmt::Display for RpcError {
 impl std::error::Error for RpcError {}
 
 /// A finite number as JSON: integers without a fraction.
-pub(crate) fn number(n: f64) -> String {
+pub fn number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         format!("{}", n as i64)
     } else {

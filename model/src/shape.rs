@@ -6,32 +6,37 @@
 //! Objects are written member by member and closed once: nothing written is edited after the
 //! fact.
 
-use crate::model::content::{Annotations, Block, Content, Icon, ResourceBody};
-use crate::model::json::{Json, RpcError, number};
-use crate::model::tool::ToolSpec;
+use crate::content::{Annotations, Block, Content, Icon, ResourceBody};
+use crate::json::{Json, RpcError, number};
+use crate::tool::ToolSpec;
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{Id, METHOD_NOT_FOUND, ProtocolVersion, Rejection, UNSUPPORTED_PROTOCOL_VERSION};
 
 /// What a revision's results and tool descriptions may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Shape {
-    pub(crate) version: ProtocolVersion,
+pub struct Shape {
+    /// The revision.
+    pub version: ProtocolVersion,
 }
 
 impl Shape {
-    pub(crate) const fn new(version: ProtocolVersion) -> Self {
+    /// The shape of revision `version`.
+    #[must_use]
+    pub const fn new(version: ProtocolVersion) -> Self {
         Self { version }
     }
 
     /// Tool annotations and audio content exist from 2025-03-26.
-    pub(crate) const fn annotations(self) -> bool {
+    #[must_use]
+    pub const fn annotations(self) -> bool {
         !matches!(self.version, ProtocolVersion::V2024_11_05)
     }
 
     /// `title`, `outputSchema`, `structuredContent`, `resource_link` and
     /// `annotations.lastModified` exist from 2025-06-18.
-    pub(crate) const fn structured(self) -> bool {
+    #[must_use]
+    pub const fn structured(self) -> bool {
         !matches!(
             self.version,
             ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26
@@ -39,7 +44,8 @@ impl Shape {
     }
 
     /// `icons` exist from 2025-11-25.
-    pub(crate) const fn icons(self) -> bool {
+    #[must_use]
+    pub const fn icons(self) -> bool {
         matches!(
             self.version,
             ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28
@@ -47,16 +53,20 @@ impl Shape {
     }
 
     /// `execution.taskSupport` exists in 2025-11-25 only (the 2026 Tool has no `execution`).
-    pub(crate) const fn execution(self) -> bool {
+    #[must_use]
+    pub const fn execution(self) -> bool {
         matches!(self.version, ProtocolVersion::V2025_11_25)
     }
 
-    pub(crate) const fn modern(self) -> bool {
+    /// 2026-07-28: every result says its `resultType`, and carries the server's stamp.
+    #[must_use]
+    pub const fn modern(self) -> bool {
         self.version.is_modern()
     }
 
     /// The index of the revision in `ProtocolVersion::KNOWN`.
-    pub(crate) fn index(self) -> usize {
+    #[must_use]
+    pub fn index(self) -> usize {
         ProtocolVersion::KNOWN
             .iter()
             .position(|v| *v == self.version)
@@ -68,16 +78,22 @@ impl Shape {
 
 /// The `resultType` of a modern result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ResultType {
+pub enum ResultType {
+    /// The result itself.
     Complete,
+    /// A task the work goes on in (the tasks extension).
     Task,
+    /// The input the request needs first (`inputRequests`, `requestState`).
     InputRequired,
 }
 
 impl ResultType {
-    pub(crate) const ALL: [Self; 3] = [Self::Complete, Self::Task, Self::InputRequired];
+    /// Every kind.
+    pub const ALL: [Self; 3] = [Self::Complete, Self::Task, Self::InputRequired];
 
-    pub(crate) const fn as_str(self) -> &'static str {
+    /// The wire value.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Complete => "complete",
             Self::Task => "task",
@@ -91,9 +107,14 @@ impl ResultType {
 /// A block a revision lacks is written as the nearest thing it has: audio on 2024-11-05 and a
 /// `resource_link` before 2025-06-18 become a text block that names them, so the model still
 /// learns of them.
-pub(crate) fn write_block(out: &mut BytesMut, shape: Shape, c: &Content, first: bool) {
+pub fn write_block(out: &mut BytesMut, shape: Shape, c: &Content, first: bool) {
     if !first {
         out.put_u8(b',');
+    }
+    // NB. A block the model does not know goes on as it came.
+    if let Block::Other(raw) = &c.block {
+        encode::write_raw(out, raw.as_str());
+        return;
     }
     let mut w = JsonWriter::new(out);
     w.begin_object();
@@ -149,6 +170,8 @@ pub(crate) fn write_block(out: &mut BytesMut, shape: Shape, c: &Content, first: 
             };
             w.end_object();
         }
+        // NB. Written whole above.
+        Block::Other(_) => {}
     }
     if let Some(a) = &c.annotations {
         write_annotations(&mut w, shape, a);
@@ -180,12 +203,7 @@ fn write_annotations(w: &mut JsonWriter<'_>, shape: Shape, a: &Annotations) {
 
 /// The `icons` (2025-11-25 and later) and `_meta` (2025-06-18 and later) members of a tool,
 /// prompt, resource or template.
-pub(crate) fn write_decor(
-    w: &mut JsonWriter<'_>,
-    shape: Shape,
-    icons: &[Icon],
-    meta: Option<&Json>,
-) {
+pub fn write_decor(w: &mut JsonWriter<'_>, shape: Shape, icons: &[Icon], meta: Option<&Json>) {
     if shape.icons() && !icons.is_empty() {
         w.key("icons").begin_array();
         for i in icons {
@@ -217,7 +235,7 @@ pub(crate) fn write_decor(
 // ---- Tool descriptions ----------------------------------------------------------------------
 
 /// One tool of `tools/list` in `shape`.
-pub(crate) fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
+pub fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
     let mut w = JsonWriter::new(buf);
     w.begin_object();
     w.key("name").str(&spec.name);
@@ -252,10 +270,11 @@ pub(crate) fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
 // ---- Errors ---------------------------------------------------------------------------------
 
 const PARSE_ERROR_MESSAGE: &str = "Parse error";
-pub(crate) const INVALID_REQUEST_MESSAGE: &str = "Invalid request";
+/// The message of a `-32600`.
+pub const INVALID_REQUEST_MESSAGE: &str = "Invalid request";
 
 /// `{"code":C,"message":M,"data":D?}`.
-pub(crate) fn write_error_object(out: &mut BytesMut, e: &RpcError) {
+pub fn write_error_object(out: &mut BytesMut, e: &RpcError) {
     let mut w = JsonWriter::new(out);
     w.begin_object().key("code").int(i64::from(e.code));
     w.key("message").str(&e.message);
@@ -266,7 +285,7 @@ pub(crate) fn write_error_object(out: &mut BytesMut, e: &RpcError) {
 }
 
 /// A whole error answer to `id`.
-pub(crate) fn write_rpc_error(out: &mut BytesMut, id: Id<'_>, e: &RpcError) {
+pub fn write_rpc_error(out: &mut BytesMut, id: Id<'_>, e: &RpcError) {
     encode::write_error(
         out,
         Some(id),
@@ -277,7 +296,7 @@ pub(crate) fn write_rpc_error(out: &mut BytesMut, id: Id<'_>, e: &RpcError) {
 }
 
 /// `-32603 Internal error`, nothing of the cause.
-pub(crate) fn write_internal_error(out: &mut BytesMut, id: Id<'_>) {
+pub fn write_internal_error(out: &mut BytesMut, id: Id<'_>) {
     encode::write_error(
         out,
         Some(id),
@@ -288,7 +307,7 @@ pub(crate) fn write_internal_error(out: &mut BytesMut, id: Id<'_>) {
 }
 
 /// The answer to a frame the codec refused.
-pub(crate) fn write_rejection(out: &mut BytesMut, r: Rejection<'_>) {
+pub fn write_rejection(out: &mut BytesMut, r: Rejection<'_>) {
     let message = if r.error.is_parse_error() {
         PARSE_ERROR_MESSAGE
     } else {
@@ -298,7 +317,7 @@ pub(crate) fn write_rejection(out: &mut BytesMut, r: Rejection<'_>) {
 }
 
 /// An error with `data: {"reason": ...}`.
-pub(crate) fn write_reason(
+pub fn write_reason(
     out: &mut BytesMut,
     id: Option<Id<'_>>,
     code: i32,
@@ -310,7 +329,7 @@ pub(crate) fn write_reason(
 }
 
 /// `-32601` with `data: {"method": ...}`.
-pub(crate) fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &str) {
+pub fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &str) {
     let data = one_member("method", method);
     encode::write_error(
         out,
@@ -322,7 +341,7 @@ pub(crate) fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &st
 }
 
 /// `-32022` with `{supported, requested}`; `requested` is JSON text as sent.
-pub(crate) fn write_unsupported(out: &mut BytesMut, id: Id<'_>, requested: &str) {
+pub fn write_unsupported(out: &mut BytesMut, id: Id<'_>, requested: &str) {
     let mut data = BytesMut::new();
     let mut w = JsonWriter::new(&mut data);
     w.begin_object().key("supported").begin_array();

@@ -1,8 +1,8 @@
 //! What a tool is, as `tools/list` describes it: its [`ToolSpec`] (name, schemas, annotations,
 //! task support, icons) and the checks a spec passes before it is served.
 
-use crate::model::content::Icon;
-use crate::model::json::Json;
+use crate::content::Icon;
+use crate::json::Json;
 use janus_codec::RawJson;
 
 /// Whether a tool can run as a task (legacy 2025-11-25 `execution.taskSupport`, and the
@@ -229,4 +229,131 @@ impl ToolSpec {
         }
         self.param_headers().map(|_| ())
     }
+
+    /// Reads one entry of a `tools/list` result, of any revision, as sent: what a server
+    /// described, not what Janus would require of a tool it serves (an input schema need not
+    /// say `"type":"object"`). A title given only in the annotations (2025-03-26) stays
+    /// there: [`ToolSpec::hints`] reads it.
+    ///
+    /// # Errors
+    ///
+    /// Why the entry is no tool: not an object, no string `name`, no object `inputSchema`.
+    pub fn read(tool: RawJson<'_>) -> Result<Self, String> {
+        if !tool.is_object() {
+            return Err("a tool that is not an object".into());
+        }
+        let [
+            name,
+            title,
+            description,
+            input,
+            output,
+            annotations,
+            execution,
+            icons,
+            meta,
+        ] = tool.get_many([
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "execution",
+            "icons",
+            "_meta",
+        ]);
+        let string =
+            |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+        let object = |v: Option<RawJson<'_>>| v.filter(|v| v.is_object()).map(Json::from_raw);
+        let name = string(name).ok_or("a tool without a string name")?;
+        let input_schema =
+            object(input).ok_or_else(|| format!("tool {name}: no object inputSchema"))?;
+        let task_support = match execution
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(RawJson::as_string)
+            .as_deref()
+        {
+            Some("optional") => TaskSupport::Optional,
+            Some("required") => TaskSupport::Required,
+            _ => TaskSupport::Forbidden,
+        };
+        Ok(Self {
+            title: string(title),
+            description: string(description),
+            input_schema,
+            output_schema: object(output),
+            annotations: object(annotations),
+            task_support,
+            icons: icons.map(read_icons).unwrap_or_default(),
+            meta: object(meta),
+            name,
+        })
+    }
+
+    /// The hints of the tool's annotations (`None` where absent or not a boolean).
+    #[must_use]
+    pub fn hints(&self) -> Hints {
+        let a = self
+            .annotations
+            .as_ref()
+            .and_then(|a| RawJson::parse(a.as_str()).ok())
+            .filter(|a| a.is_object());
+        let hint = |k: &str| {
+            a.and_then(|a| a.get(k)).and_then(|v| match v.as_str() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            })
+        };
+        Hints {
+            title: a
+                .and_then(|a| a.get("title"))
+                .and_then(RawJson::as_string)
+                .map(|c| c.into_owned()),
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+        }
+    }
+}
+
+/// A tool's hints, as its annotations give them (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// `annotations.title`.
+    pub title: Option<String>,
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// Reads an `icons` array: each entry with a string `src`; the others are skipped.
+#[must_use]
+pub fn read_icons(icons: RawJson<'_>) -> Vec<Icon> {
+    icons
+        .iter_elements()
+        .filter_map(|i| {
+            let [src, mime, sizes, theme] = i.get_many(["src", "mimeType", "sizes", "theme"]);
+            let string =
+                |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+            let mut icon = Icon::new(&string(src)?);
+            icon.mime_type = string(mime);
+            icon.theme = string(theme);
+            icon.sizes = sizes
+                .map(|s| {
+                    s.iter_elements()
+                        .filter_map(|e| e.as_string().map(|c| c.into_owned()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(icon)
+        })
+        .collect()
 }

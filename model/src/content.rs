@@ -1,9 +1,12 @@
 //! The content blocks of a tool result, as the specification has them: text, image, audio,
 //! `resource_link` and embedded resources, each with optional annotations.
 //!
-//! These are data only; the crate's `wire` module writes them in each revision's shape.
+//! [`crate::shape`] writes them in each revision's shape; [`Content::read`] reads any
+//! revision's.
 
+use crate::json::Json;
 use base64::Engine as _;
+use janus_codec::RawJson;
 
 /// Who a block is meant for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -131,6 +134,9 @@ pub enum Block {
         /// Its text or blob.
         body: ResourceBody,
     },
+    /// A block of a type this model does not know (or a known type without what it needs),
+    /// kept as sent: forwarded whole, never dropped.
+    Other(Json),
 }
 
 /// A content block with its annotations.
@@ -211,4 +217,107 @@ impl Content {
         self.annotations = Some(annotations);
         self
     }
+
+    /// The text of a text block.
+    #[must_use]
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.block {
+            Block::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Reads a content block of any revision: each known type with its members and its
+    /// annotations; a block of another type, or a known type without what it needs, as
+    /// [`Block::Other`].
+    #[must_use]
+    pub fn read(block: RawJson<'_>) -> Self {
+        let [
+            kind,
+            text,
+            data,
+            mime,
+            uri,
+            name,
+            description,
+            resource,
+            annotations,
+        ] = block.get_many([
+            "type",
+            "text",
+            "data",
+            "mimeType",
+            "uri",
+            "name",
+            "description",
+            "resource",
+            "annotations",
+        ]);
+        let s = |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+        let read = match kind.and_then(RawJson::as_string).as_deref() {
+            Some("text") => s(text).map(Block::Text),
+            Some("image") => s(data)
+                .zip(s(mime))
+                .map(|(data, mime_type)| Block::Image { data, mime_type }),
+            Some("audio") => s(data)
+                .zip(s(mime))
+                .map(|(data, mime_type)| Block::Audio { data, mime_type }),
+            Some("resource_link") => s(uri).zip(s(name)).map(|(uri, name)| Block::ResourceLink {
+                uri,
+                name,
+                description: s(description),
+                mime_type: s(mime),
+            }),
+            Some("resource") => resource.filter(|r| r.is_object()).and_then(|r| {
+                let [uri, mime, text, blob] = r.get_many(["uri", "mimeType", "text", "blob"]);
+                let body = s(text)
+                    .map(ResourceBody::Text)
+                    .or_else(|| s(blob).map(ResourceBody::Blob))?;
+                Some(Block::Resource {
+                    uri: s(uri)?,
+                    mime_type: s(mime),
+                    body,
+                })
+            }),
+            _ => None,
+        };
+        match read {
+            Some(block) => Self {
+                block,
+                annotations: annotations.and_then(read_annotations),
+            },
+            None => Self::of(Block::Other(Json::from_raw(block))),
+        }
+    }
+}
+
+/// Reads a block's `annotations`: `None` when it is not an object or says nothing this model
+/// knows.
+fn read_annotations(a: RawJson<'_>) -> Option<Annotations> {
+    if !a.is_object() {
+        return None;
+    }
+    let [audience, priority, last_modified] = a.get_many(["audience", "priority", "lastModified"]);
+    let audience: Vec<Role> = audience
+        .filter(|v| v.is_array())
+        .map(|v| {
+            v.iter_elements()
+                .filter_map(|r| match r.as_string().as_deref() {
+                    Some("user") => Some(Role::User),
+                    Some("assistant") => Some(Role::Assistant),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let priority = priority.and_then(|p| p.as_str().parse::<f64>().ok());
+    let last_modified = last_modified
+        .and_then(RawJson::as_string)
+        .map(|c| c.into_owned());
+    let said = !audience.is_empty() || priority.is_some() || last_modified.is_some();
+    said.then_some(Annotations {
+        audience,
+        priority,
+        last_modified,
+    })
 }

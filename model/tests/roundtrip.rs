@@ -1,0 +1,162 @@
+//! The model reads what it writes: every content block, tool spec and tool result written in
+//! a revision's shape is read back as it was (where the revision has it), and what another
+//! writer sends (other spacing, unknown blocks) is read as the same thing or kept whole.
+
+use bytes::BytesMut;
+use janus_codec::{ProtocolVersion, RawJson};
+use janus_model::Json;
+use janus_model::content::{Annotations, Block, Content, Icon, Role};
+use janus_model::result::ToolResult;
+use janus_model::shape::{Shape, write_block, write_tool};
+use janus_model::tool::{TaskSupport, ToolSpec};
+
+fn blocks() -> Vec<Content> {
+    vec![
+        Content::text("hi \"there\"\n"),
+        Content::image(b"\x89PNG", "image/png"),
+        Content::audio(b"RIFF", "audio/wav"),
+        Content::resource_link("file:///a%20b", "a b"),
+        Content::resource_text("demo://t", Some("text/plain"), "t\u{e9}"),
+        Content::resource_blob("demo://b", None, b"\0\x01"),
+        Content::text("annotated").annotated(Annotations {
+            audience: vec![Role::User, Role::Assistant],
+            priority: Some(0.5),
+            last_modified: Some("2025-01-01T00:00:00Z".into()),
+        }),
+    ]
+}
+
+fn written(c: &Content, shape: Shape) -> String {
+    let mut out = BytesMut::new();
+    write_block(&mut out, shape, c, true);
+    String::from_utf8(out.to_vec()).unwrap()
+}
+
+#[test]
+fn every_block_is_read_back_in_every_revision_that_has_it() {
+    for v in ProtocolVersion::KNOWN {
+        let shape = Shape::new(v);
+        for c in blocks() {
+            let text = written(&c, shape);
+            let read = Content::read(RawJson::parse(&text).unwrap());
+            let has_it = match &c.block {
+                Block::Audio { .. } => shape.annotations(),
+                Block::ResourceLink { .. } => shape.structured(),
+                _ => true,
+            };
+            if !has_it {
+                // Written as a text block that names it.
+                assert!(read.as_text().is_some(), "{v:?}: {text}");
+                continue;
+            }
+            let mut want = c.clone();
+            if let Some(a) = &mut want.annotations
+                && !shape.structured()
+            {
+                a.last_modified = None;
+            }
+            assert_eq!(read, want, "{v:?}: {text}");
+        }
+    }
+}
+
+#[test]
+fn a_block_the_model_does_not_know_is_kept_whole_and_written_as_it_came() {
+    for raw in [
+        r#"{"type":"future","x":[1,2]}"#,
+        r#"{"type":"image","data":"AA=="}"#,
+        r#"{"type":"resource","resource":{"uri":"a://b"}}"#,
+        r#"{"text":"no type"}"#,
+    ] {
+        let c = Content::read(RawJson::parse(raw).unwrap());
+        assert!(matches!(c.block, Block::Other(_)), "{raw}");
+        let shape = Shape::new(ProtocolVersion::V2026_07_28);
+        assert_eq!(written(&c, shape), raw);
+    }
+}
+
+#[test]
+fn a_tool_spec_is_read_back_in_every_revision() {
+    let spec = ToolSpec::new(
+        "sum",
+        "Adds",
+        r#"{"type":"object","properties":{"a":{"type":"number"}}}"#,
+    )
+    .unwrap()
+    .title("Sum")
+    .output_schema(r#"{"type":"object"}"#)
+    .unwrap()
+    .annotations(r#"{"readOnlyHint":true,"title":"Sum it"}"#)
+    .unwrap()
+    .meta(r#"{"k":1}"#)
+    .unwrap()
+    .task_support(TaskSupport::Optional)
+    .icon(Icon::new("https://x/i.png").size("48x48").theme("dark"));
+    for v in ProtocolVersion::KNOWN {
+        let shape = Shape::new(v);
+        let mut out = BytesMut::new();
+        write_tool(&mut out, &spec, shape);
+        let text = String::from_utf8(out.to_vec()).unwrap();
+        let read = ToolSpec::read(RawJson::parse(&text).unwrap()).unwrap();
+        assert_eq!(read.name, "sum");
+        assert_eq!(read.description.as_deref(), Some("Adds"));
+        assert_eq!(read.input_schema, spec.input_schema, "{v:?}");
+        assert_eq!(read.title.is_some(), shape.structured(), "{v:?}: {text}");
+        assert_eq!(read.output_schema.is_some(), shape.structured(), "{v:?}");
+        let hints = read.hints();
+        assert_eq!(
+            hints.read_only,
+            shape.annotations().then_some(true),
+            "{v:?}"
+        );
+        assert_eq!(
+            read.task_support,
+            if shape.execution() {
+                TaskSupport::Optional
+            } else {
+                TaskSupport::Forbidden
+            },
+            "{v:?}"
+        );
+        let icons = if shape.icons() {
+            spec.icons.clone()
+        } else {
+            Vec::new()
+        };
+        assert_eq!(read.icons, icons, "{v:?}");
+        assert_eq!(read.meta.is_some(), shape.structured(), "{v:?}");
+    }
+}
+
+#[test]
+fn a_result_is_read_with_its_blocks_and_entries_that_are_no_tool_are_refused() {
+    let r = ToolResult::read(
+        RawJson::parse(
+            r#"{"content":[{"type":"text","text":"a"},{"type":"x"}],"structuredContent":{"n": 1},"isError":true,"resultType":"complete"}"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r.content.len(), 2);
+    assert_eq!(r.content[0].as_text(), Some("a"));
+    assert_eq!(r.structured, Some(Json::parse(r#"{"n": 1}"#).unwrap()));
+    assert!(r.is_error);
+    for bad in ["[]", r#"{"content":{}}"#] {
+        assert!(
+            ToolResult::read(RawJson::parse(bad).unwrap()).is_err(),
+            "{bad}"
+        );
+    }
+    for bad in [
+        "[]",
+        r#"{"inputSchema":{}}"#,
+        r#"{"name":3,"inputSchema":{}}"#,
+        r#"{"name":"x"}"#,
+        r#"{"name":"x","inputSchema":[]}"#,
+    ] {
+        assert!(
+            ToolSpec::read(RawJson::parse(bad).unwrap()).is_err(),
+            "{bad}"
+        );
+    }
+}
