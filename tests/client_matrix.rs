@@ -271,7 +271,7 @@ async fn names_that_are_not_header_text_over_http_in_every_mode() {
             );
             let contents = c.read_resource(URI).await?;
             assert_eq!(contents[0].uri, URI);
-            assert_eq!(contents[0].text.as_deref(), Some("naïve café"), "{mode:?}");
+            assert_eq!(contents[0].text(), Some("naïve café"), "{mode:?}");
             c.close(Duration::from_secs(2)).await;
             Ok::<_, Error>(())
         };

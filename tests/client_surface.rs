@@ -38,19 +38,16 @@ async fn exercise(c: &Client, label: &str) {
     );
     let text = c.read_resource("test://static-text").await.unwrap();
     assert!(
-        text[0].text.as_deref().is_some_and(|t| !t.is_empty()),
+        text[0].text().is_some_and(|t| !t.is_empty()),
         "{label}: {text:?}"
     );
     let binary = c.read_resource("test://static-binary").await.unwrap();
     assert!(
-        binary[0].blob.is_some() && binary[0].text.is_none(),
+        binary[0].blob().is_some() && binary[0].text().is_none(),
         "{label}"
     );
     let templated = c.read_resource("test://template/42/data").await.unwrap();
-    assert!(
-        templated[0].text.as_deref().unwrap().contains("42"),
-        "{label}"
-    );
+    assert!(templated[0].text().unwrap().contains("42"), "{label}");
     let e = c.read_resource("test://nothing").await.unwrap_err();
     assert!(e.rejection().is_some(), "{label}: {e}");
     let templates = c.list_resource_templates().await.unwrap();
@@ -68,7 +65,7 @@ async fn exercise(c: &Client, label: &str) {
         )
         .await
         .unwrap();
-    assert_eq!(got.messages[0].0, "user");
+    assert_eq!(got.messages[0].0, janus_model::content::Role::User);
     assert!(
         got.messages[0].1.as_text().is_some_and(|t| t.contains('a')),
         "{label}"

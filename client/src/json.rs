@@ -79,12 +79,6 @@ fn write_canonical(v: RawJson<'_>, out: &mut bytes::BytesMut) {
     }
 }
 
-/// The string a value holds, if it is one.
-pub(crate) fn opt_string(v: Option<RawJson<'_>>) -> Option<String> {
-    v.and_then(RawJson::as_string)
-        .map(std::borrow::Cow::into_owned)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

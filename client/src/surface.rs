@@ -1,85 +1,24 @@
-//! Resources, prompts and completions, read into the same shapes whatever the revision.
+//! Resources, prompts and completions, read into the model's shapes ([`janus_model`])
+//! whatever the revision.
 
 use crate::client::Client;
 use crate::error::Error;
-use crate::json::{compact, opt_string};
-use crate::result::Content;
 use bytes::BytesMut;
-use janus_codec::{RawJson, encode};
+use janus_codec::encode;
+use janus_model::resource::Contents;
 
-/// A resource a server lists.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resource {
-    /// Its URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// Its title.
-    pub title: Option<String>,
-    /// Its description.
-    pub description: Option<String>,
-    /// Its MIME type.
-    pub mime_type: Option<String>,
-}
-
-/// A resource template a server lists (RFC 6570).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceTemplate {
-    /// The URI template.
-    pub uri_template: String,
-    /// Its name.
-    pub name: String,
-    /// Its description.
-    pub description: Option<String>,
-    /// The MIME type of what it names.
-    pub mime_type: Option<String>,
-}
-
-/// What `resources/read` gave for one URI.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceContents {
-    /// The URI.
-    pub uri: String,
-    /// Its MIME type.
-    pub mime_type: Option<String>,
-    /// Its text, for a text resource.
-    pub text: Option<String>,
-    /// Its bytes in base64, for a binary one.
-    pub blob: Option<String>,
-}
-
-/// A prompt a server lists.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    /// Its name.
-    pub name: String,
-    /// Its title.
-    pub title: Option<String>,
-    /// Its description.
-    pub description: Option<String>,
-    /// Its arguments: name, description, required.
-    pub arguments: Vec<PromptArgument>,
-}
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptArgument {
-    /// Its name.
-    pub name: String,
-    /// Its description.
-    pub description: Option<String>,
-    /// Whether `prompts/get` needs it.
-    pub required: bool,
-}
-
-/// What `prompts/get` gave.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PromptMessages {
-    /// The description.
-    pub description: Option<String>,
-    /// The messages: role, and content.
-    pub messages: Vec<(String, Content)>,
-}
+/// One argument of a prompt: the model's.
+pub use janus_model::prompt::PromptArgument;
+/// What `prompts/get` gave: the model's.
+pub use janus_model::prompt::PromptMessages;
+/// A prompt a server lists: the model's.
+pub use janus_model::prompt::PromptSpec as Prompt;
+/// What `resources/read` gave for one URI: the model's.
+pub use janus_model::resource::ResourceContents;
+/// A resource a server lists: the model's.
+pub use janus_model::resource::ResourceSpec as Resource;
+/// A resource template a server lists (RFC 6570): the model's.
+pub use janus_model::resource::TemplateSpec as ResourceTemplate;
 
 /// What a completion refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,10 +27,6 @@ pub enum CompletionRef<'a> {
     Prompt(&'a str),
     /// A resource template, by its URI template.
     Template(&'a str),
-}
-
-fn string(v: Option<RawJson<'_>>, what: &str) -> Result<String, Error> {
-    opt_string(v).ok_or_else(|| Error::Protocol(format!("{what} is missing or not a string")))
 }
 
 fn members_of(pairs: &[(&str, &str)]) -> String {
@@ -115,19 +50,9 @@ impl Client {
     /// As [`Client::request`]; an entry without its URI or name is left out, with a warning.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
         let mut out = Vec::new();
-        self.list_pages("resources/list", "resources", |r| {
-            let [uri, name, title, description, mime] =
-                r.get_many(["uri", "name", "title", "description", "mimeType"]);
-            match (opt_string(uri), opt_string(name)) {
-                (Some(uri), Some(name)) => out.push(Resource {
-                    uri,
-                    name,
-                    title: opt_string(title),
-                    description: opt_string(description),
-                    mime_type: opt_string(mime),
-                }),
-                _ => tracing::warn!("resources/list: an entry without uri or name left out"),
-            }
+        self.list_pages("resources/list", "resources", |r| match Resource::read(r) {
+            Ok(r) => out.push(r),
+            Err(e) => tracing::warn!("resources/list: an entry left out: {e}"),
         })
         .await?;
         Ok(out)
@@ -140,16 +65,10 @@ impl Client {
     /// As [`Client::request`].
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
         let mut out = Vec::new();
-        self.list_pages("resources/templates/list", "resourceTemplates", |r| {
-            let [t, name, description, mime] =
-                r.get_many(["uriTemplate", "name", "description", "mimeType"]);
-            if let (Some(uri_template), Some(name)) = (opt_string(t), opt_string(name)) {
-                out.push(ResourceTemplate {
-                    uri_template,
-                    name,
-                    description: opt_string(description),
-                    mime_type: opt_string(mime),
-                });
+        self.list_pages("resources/templates/list", "resourceTemplates", |t| {
+            match ResourceTemplate::read(t) {
+                Ok(t) => out.push(t),
+                Err(e) => tracing::warn!("resources/templates/list: an entry left out: {e}"),
             }
         })
         .await?;
@@ -167,23 +86,12 @@ impl Client {
             .complete_request("resources/read", &members_of(&[("uri", uri)]))
             .await?;
         let r = reply.result();
-        let contents = r
-            .get("contents")
-            .filter(|c| c.is_array())
-            .ok_or_else(|| Error::Protocol("a resources/read result without contents".into()))?;
-        contents
-            .elements()
-            .into_iter()
-            .map(|c| {
-                let [uri, mime, text, blob] = c.get_many(["uri", "mimeType", "text", "blob"]);
-                Ok(ResourceContents {
-                    uri: string(uri, "a content's uri")?,
-                    mime_type: opt_string(mime),
-                    text: opt_string(text),
-                    blob: opt_string(blob),
-                })
-            })
-            .collect()
+        if !r.get("contents").is_some_and(|c| c.is_array()) {
+            return Err(Error::Protocol(
+                "a resources/read result without contents".into(),
+            ));
+        }
+        Ok(Contents::read(r).items)
     }
 
     /// `prompts/list`, every page followed.
@@ -193,32 +101,9 @@ impl Client {
     /// As [`Client::request`].
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
         let mut out = Vec::new();
-        self.list_pages("prompts/list", "prompts", |p| {
-            let [name, title, description, args] =
-                p.get_many(["name", "title", "description", "arguments"]);
-            let Some(name) = opt_string(name) else {
-                tracing::warn!("prompts/list: an entry without a name left out");
-                return;
-            };
-            let arguments = args
-                .map(RawJson::elements)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|a| {
-                    let [n, d, r] = a.get_many(["name", "description", "required"]);
-                    Some(PromptArgument {
-                        name: opt_string(n)?,
-                        description: opt_string(d),
-                        required: r.is_some_and(|r| r.as_str() == "true"),
-                    })
-                })
-                .collect();
-            out.push(Prompt {
-                name,
-                title: opt_string(title),
-                description: opt_string(description),
-                arguments,
-            });
+        self.list_pages("prompts/list", "prompts", |p| match Prompt::read(p) {
+            Ok(p) => out.push(p),
+            Err(e) => tracing::warn!("prompts/list: an entry left out: {e}"),
         })
         .await?;
         Ok(out)
@@ -241,27 +126,7 @@ impl Client {
             m.push('}');
         }
         let reply = self.complete_request("prompts/get", &m).await?;
-        let r = reply.result();
-        let [description, messages] = r.get_many(["description", "messages"]);
-        let messages = messages
-            .filter(|m| m.is_array())
-            .ok_or_else(|| Error::Protocol("a prompts/get result without messages".into()))?
-            .elements()
-            .into_iter()
-            .map(|msg| {
-                let [role, content] = msg.get_many(["role", "content"]);
-                let content = content
-                    .ok_or_else(|| Error::Protocol("a prompt message without content".into()))?;
-                Ok((
-                    string(role, "a prompt message's role")?,
-                    Content::read(content),
-                ))
-            })
-            .collect::<Result<_, Error>>()?;
-        Ok(PromptMessages {
-            description: opt_string(description),
-            messages,
-        })
+        PromptMessages::read(reply.result()).map_err(Error::Protocol)
     }
 
     /// `completion/complete`: the values a server suggests for argument `argument` of
@@ -307,29 +172,5 @@ impl Client {
             .into_iter()
             .filter_map(|v| v.as_string().map(std::borrow::Cow::into_owned))
             .collect())
-    }
-}
-
-impl ResourceContents {
-    /// The contents as compact JSON (for printing).
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        let mut m = BytesMut::new();
-        m.extend_from_slice(br#"{"uri":"#);
-        encode::write_str(&mut m, &self.uri);
-        for (k, v) in [
-            ("mimeType", &self.mime_type),
-            ("text", &self.text),
-            ("blob", &self.blob),
-        ] {
-            if let Some(v) = v {
-                m.extend_from_slice(b",");
-                encode::write_str(&mut m, k);
-                m.extend_from_slice(b":");
-                encode::write_str(&mut m, v);
-            }
-        }
-        m.extend_from_slice(b"}");
-        compact(&String::from_utf8_lossy(&m))
     }
 }

@@ -1,5 +1,6 @@
 //! The MCP model of Janus, one for the server and the client: content blocks ([`content`]),
-//! tool specs ([`tool`]), tool results ([`result`]), JSON text and JSON-RPC errors
+//! tool specs ([`tool`]), tool results ([`result`]), prompts ([`prompt`]), resources
+//! ([`resource`]), JSON text and JSON-RPC errors
 //! ([`json`]), and the shape each protocol revision has them in ([`shape`]).
 //!
 //! Each shape is read and written here and nowhere else: the server core's builders and
@@ -8,6 +9,8 @@
 
 pub mod content;
 pub mod json;
+pub mod prompt;
+pub mod resource;
 pub mod result;
 pub mod shape;
 pub mod tool;

@@ -8,6 +8,8 @@
 
 use crate::content::{Annotations, Block, Content, Icon, ResourceBody};
 use crate::json::{Json, RpcError, number};
+use crate::prompt::{PromptMessages, PromptSpec};
+use crate::resource::{ResourceSpec, TemplateSpec};
 use crate::tool::ToolSpec;
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
@@ -264,6 +266,114 @@ pub fn write_tool(buf: &mut BytesMut, spec: &ToolSpec, shape: Shape) {
         w.end_object();
     }
     write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
+    w.end_object();
+}
+
+// ---- Prompts and resources -------------------------------------------------------------------
+
+/// `"name":...,"title":...,"description":...` members, `title` only where the revision has it.
+fn write_named(
+    w: &mut JsonWriter<'_>,
+    shape: Shape,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.key("name").str(name);
+    if let (true, Some(t)) = (shape.structured(), title) {
+        w.key("title").str(t);
+    }
+    if let Some(d) = description {
+        w.key("description").str(d);
+    }
+}
+
+/// One prompt of `prompts/list` in `shape`.
+pub fn write_prompt(out: &mut BytesMut, spec: &PromptSpec, shape: Shape) {
+    let mut w = JsonWriter::new(out);
+    w.begin_object();
+    write_named(
+        &mut w,
+        shape,
+        &spec.name,
+        spec.title.as_deref(),
+        spec.description.as_deref(),
+    );
+    if !spec.arguments.is_empty() {
+        w.key("arguments").begin_array();
+        for a in &spec.arguments {
+            w.begin_object().key("name").str(&a.name);
+            if let Some(d) = &a.description {
+                w.key("description").str(d);
+            }
+            w.key("required").bool(a.required).end_object();
+        }
+        w.end_array();
+    }
+    write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
+    w.end_object();
+}
+
+/// `{"description"?,"messages":[...]}`: a `prompts/get` result's own members, in `shape`.
+pub fn write_prompt_messages(out: &mut BytesMut, shape: Shape, messages: &PromptMessages) {
+    out.put_u8(b'{');
+    if let Some(d) = &messages.description {
+        out.extend_from_slice(br#""description":"#);
+        encode::write_str(out, d);
+        out.put_u8(b',');
+    }
+    out.extend_from_slice(br#""messages":["#);
+    for (i, (role, content)) in messages.messages.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#"{"role":"#);
+        encode::write_str(out, role.as_str());
+        out.extend_from_slice(br#","content":"#);
+        write_block(out, shape, content, true);
+        out.put_u8(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// One resource of `resources/list` in `shape`.
+pub fn write_resource(out: &mut BytesMut, r: &ResourceSpec, shape: Shape) {
+    let mut w = JsonWriter::new(out);
+    w.begin_object();
+    w.key("uri").str(&r.uri);
+    write_named(
+        &mut w,
+        shape,
+        &r.name,
+        r.title.as_deref(),
+        r.description.as_deref(),
+    );
+    if let Some(m) = &r.mime_type {
+        w.key("mimeType").str(m);
+    }
+    if let Some(n) = r.size {
+        w.key("size").int(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+    write_decor(&mut w, shape, &r.icons, r.meta.as_ref());
+    w.end_object();
+}
+
+/// One template of `resources/templates/list` in `shape`.
+pub fn write_template(out: &mut BytesMut, t: &TemplateSpec, shape: Shape) {
+    let mut w = JsonWriter::new(out);
+    w.begin_object();
+    w.key("uriTemplate").str(&t.uri_template);
+    write_named(
+        &mut w,
+        shape,
+        &t.name,
+        t.title.as_deref(),
+        t.description.as_deref(),
+    );
+    if let Some(m) = &t.mime_type {
+        w.key("mimeType").str(m);
+    }
+    write_decor(&mut w, shape, &t.icons, t.meta.as_ref());
     w.end_object();
 }
 

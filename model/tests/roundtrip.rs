@@ -160,3 +160,84 @@ fn a_result_is_read_with_its_blocks_and_entries_that_are_no_tool_are_refused() {
         );
     }
 }
+
+#[test]
+fn prompts_resources_templates_and_their_answers_are_read_back() {
+    use janus_model::content::ResourceBody;
+    use janus_model::prompt::{PromptMessages, PromptSpec};
+    use janus_model::resource::{Contents, ResourceSpec, TemplateSpec};
+    use janus_model::shape::{write_prompt, write_prompt_messages, write_resource, write_template};
+    let parse = |out: &BytesMut| String::from_utf8(out.to_vec()).unwrap();
+    let prompt = PromptSpec::new("greet", "Greets")
+        .title("Greet")
+        .argument("name", "Who", true)
+        .argument("tone", "", false)
+        .icon(Icon::new("data:image/png;base64,AA=="));
+    let resource = ResourceSpec::new("file:///a", "a")
+        .title("A")
+        .description("The a")
+        .mime_type("text/plain")
+        .size(12);
+    let template = TemplateSpec::new("users://{user}/x", "u")
+        .unwrap()
+        .mime_type("text/plain");
+    for v in ProtocolVersion::KNOWN {
+        let shape = Shape::new(v);
+        let mut out = BytesMut::new();
+        write_prompt(&mut out, &prompt, shape);
+        let read = PromptSpec::read(RawJson::parse(&parse(&out)).unwrap()).unwrap();
+        let mut want = prompt.clone();
+        if !shape.structured() {
+            want.title = None;
+        }
+        if !shape.icons() {
+            want.icons.clear();
+        }
+        assert_eq!(read, want, "{v:?}");
+        out.clear();
+        write_resource(&mut out, &resource, shape);
+        let read = ResourceSpec::read(RawJson::parse(&parse(&out)).unwrap()).unwrap();
+        assert_eq!(read.title.is_some(), shape.structured(), "{v:?}");
+        assert_eq!(
+            (read.size, read.mime_type.as_deref()),
+            (Some(12), Some("text/plain"))
+        );
+        out.clear();
+        write_template(&mut out, &template, shape);
+        let read = TemplateSpec::read(RawJson::parse(&parse(&out)).unwrap()).unwrap();
+        assert_eq!(read, template, "{v:?}");
+        assert_eq!(
+            read.matches("users://ann/x").unwrap().get("user"),
+            Some("ann")
+        );
+        let mut messages = PromptMessages::default();
+        messages
+            .description("d")
+            .user(Content::text("hi"))
+            .assistant(Content::text("yo"));
+        out.clear();
+        write_prompt_messages(&mut out, shape, &messages);
+        let read = PromptMessages::read(RawJson::parse(&parse(&out)).unwrap()).unwrap();
+        assert_eq!(read, messages, "{v:?}");
+    }
+    // A template of operators Janus does not serve is read, and matches nothing.
+    let odd = TemplateSpec::read(RawJson::parse(r#"{"uriTemplate":"q{?x}","name":"q"}"#).unwrap())
+        .unwrap();
+    assert!(odd.matches("q?x=1").is_none());
+    let mut contents = Contents::default();
+    contents
+        .text("a://t", Some("text/plain"), "t")
+        .blob("a://b", None, b"\0");
+    let mut out = BytesMut::new();
+    contents.write(&mut out);
+    let read = Contents::read(RawJson::parse(&parse(&out)).unwrap());
+    assert_eq!(read.items, contents.items);
+    assert_eq!(read.items[0].text(), Some("t"));
+    assert!(matches!(read.items[1].body, ResourceBody::Blob(_)));
+    for bad in [r#"{"name":"x"}"#, r#"{"uri":"a://b"}"#, "[]"] {
+        assert!(
+            ResourceSpec::read(RawJson::parse(bad).unwrap()).is_err(),
+            "{bad}"
+        );
+    }
+}

@@ -8,84 +8,8 @@
 use crate::api::ctx::Ctx;
 use crate::api::halt::Halt;
 use janus_codec::RawJson;
-use janus_model::content::{Content, Role};
 use janus_model::json::RpcError;
-
-/// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptArgument {
-    /// Its name.
-    pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
-    /// Whether `prompts/get` must carry it.
-    pub required: bool,
-}
-
-/// A prompt's description, as `prompts/list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptSpec {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) arguments: Vec<PromptArgument>,
-    pub(crate) icons: Vec<janus_model::content::Icon>,
-    pub(crate) meta: Option<janus_model::json::Json>,
-}
-
-impl PromptSpec {
-    /// Adds an icon (shown from 2025-11-25).
-    #[must_use]
-    pub fn icon(mut self, icon: janus_model::content::Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-
-    /// Sets the `_meta` object (shown from 2025-06-18); one that is not a JSON object makes
-    /// `ServerBuilder::build` fail.
-    #[must_use]
-    pub fn meta(mut self, meta: janus_model::json::Json) -> Self {
-        self.meta = Some(meta);
-        self
-    }
-
-    /// A prompt named `name` with no arguments.
-    #[must_use]
-    pub fn new(name: &str, description: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            title: None,
-            description: Some(description.to_owned()).filter(|d| !d.is_empty()),
-            arguments: Vec::new(),
-            icons: Vec::new(),
-            meta: None,
-        }
-    }
-
-    /// A human title (shown from 2025-06-18).
-    #[must_use]
-    pub fn title(mut self, title: &str) -> Self {
-        self.title = Some(title.to_owned());
-        self
-    }
-
-    /// Adds an argument.
-    #[must_use]
-    pub fn argument(mut self, name: &str, description: &str, required: bool) -> Self {
-        self.arguments.push(PromptArgument {
-            name: name.to_owned(),
-            description: Some(description.to_owned()).filter(|d| !d.is_empty()),
-            required,
-        });
-        self
-    }
-
-    /// Its name.
-    #[must_use]
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
+pub use janus_model::prompt::{PromptArgument, PromptMessages, PromptSpec};
 
 /// The arguments of one `prompts/get`, read in place.
 #[derive(Debug, Clone, Copy)]
@@ -137,33 +61,6 @@ impl<'a> PromptArgs<'a> {
     #[must_use]
     pub const fn raw(&self) -> Option<RawJson<'a>> {
         self.raw
-    }
-}
-
-/// The result a prompt handler fills: an optional description and the messages.
-#[derive(Debug, Clone, Default)]
-pub struct PromptMessages {
-    pub(crate) description: Option<String>,
-    pub(crate) messages: Vec<(Role, Content)>,
-}
-
-impl PromptMessages {
-    /// Sets the result's description.
-    pub fn description(&mut self, text: &str) -> &mut Self {
-        self.description = Some(text.to_owned());
-        self
-    }
-
-    /// Adds a message from the user.
-    pub fn user(&mut self, content: Content) -> &mut Self {
-        self.messages.push((Role::User, content));
-        self
-    }
-
-    /// Adds a message from the assistant.
-    pub fn assistant(&mut self, content: Content) -> &mut Self {
-        self.messages.push((Role::Assistant, content));
-        self
     }
 }
 

@@ -11,7 +11,7 @@ use crate::api::resources::Contents;
 use crate::engine::answers;
 use crate::engine::server::{CompletionRef, Listed, page_bounds};
 use bytes::{BufMut, BytesMut};
-use janus_codec::encode::{self, JsonWriter};
+use janus_codec::encode;
 use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
 use janus_model::json::RpcError;
 use janus_model::shape::{self, ResultType, Shape};
@@ -54,23 +54,6 @@ fn cursor(msg: &Message<'_>) -> Result<Option<String>, ()> {
         None => Ok(None),
         Some(c) if c.is_null() => Ok(None),
         Some(c) => c.as_string().map(|s| Some(s.into_owned())).ok_or(()),
-    }
-}
-
-/// `"name":...,"title":...,"description":...` members, `title` only where the revision has it.
-fn write_named(
-    w: &mut JsonWriter<'_>,
-    shape: Shape,
-    name: &str,
-    title: Option<&str>,
-    description: Option<&str>,
-) {
-    w.key("name").str(name);
-    if let (true, Some(t)) = (shape.structured(), title) {
-        w.key("title").str(t);
-    }
-    if let Some(d) = description {
-        w.key("description").str(d);
     }
 }
 
@@ -179,28 +162,7 @@ impl Connection {
             if k > start {
                 out.put_u8(b',');
             }
-            let mut w = JsonWriter::new(out);
-            w.begin_object();
-            write_named(
-                &mut w,
-                shape,
-                &spec.name,
-                spec.title.as_deref(),
-                spec.description.as_deref(),
-            );
-            if !spec.arguments.is_empty() {
-                w.key("arguments").begin_array();
-                for a in &spec.arguments {
-                    w.begin_object().key("name").str(&a.name);
-                    if let Some(d) = &a.description {
-                        w.key("description").str(d);
-                    }
-                    w.key("required").bool(a.required).end_object();
-                }
-                w.end_array();
-            }
-            shape::write_decor(&mut w, shape, &spec.icons, spec.meta.as_ref());
-            w.end_object();
+            shape::write_prompt(out, spec, shape);
         }
         end_list(out, server, shape, next.as_deref());
         encode::end_message(out);
@@ -253,8 +215,11 @@ impl Connection {
             let handler = std::sync::Arc::clone(handler);
             drop(cat);
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| handler.start(ctx, args))
-                    .map(|fut| later(fut, move |body, m| write_prompt_body(body, shape, m)))
+                guarded(|| handler.start(ctx, args)).map(|fut| {
+                    later(fut, move |body, m| {
+                        shape::write_prompt_messages(body, shape, m)
+                    })
+                })
             };
             self.start_later(id, msg, shape, inputs, slot, None, started, out);
             return;
@@ -267,7 +232,7 @@ impl Connection {
         }
         encode::begin_result(out, id);
         let mut body = BytesMut::new();
-        write_prompt_body(&mut body, shape, &messages);
+        shape::write_prompt_messages(&mut body, shape, &messages);
         out.extend_from_slice(&body[..body.len() - 1]);
         answers::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
@@ -352,41 +317,11 @@ impl Connection {
             if k > start {
                 out.put_u8(b',');
             }
-            let mut w = JsonWriter::new(out);
-            w.begin_object();
             if templates {
-                let t = &s.templates[i].0;
-                w.key("uriTemplate").str(&t.uri_template);
-                write_named(
-                    &mut w,
-                    shape,
-                    &t.name,
-                    t.title.as_deref(),
-                    t.description.as_deref(),
-                );
-                if let Some(m) = &t.mime_type {
-                    w.key("mimeType").str(m);
-                }
-                shape::write_decor(&mut w, shape, &t.icons, t.meta.as_ref());
+                shape::write_template(out, &s.templates[i].0, shape);
             } else {
-                let r = &s.resources[i].0;
-                w.key("uri").str(&r.uri);
-                write_named(
-                    &mut w,
-                    shape,
-                    &r.name,
-                    r.title.as_deref(),
-                    r.description.as_deref(),
-                );
-                if let Some(m) = &r.mime_type {
-                    w.key("mimeType").str(m);
-                }
-                if let Some(n) = r.size {
-                    w.key("size").raw(itoa::Buffer::new().format(n));
-                }
-                shape::write_decor(&mut w, shape, &r.icons, r.meta.as_ref());
+                shape::write_resource(out, &s.resources[i].0, shape);
             }
-            w.end_object();
         }
         end_list(out, server, shape, next.as_deref());
         encode::end_message(out);
@@ -615,28 +550,6 @@ impl Connection {
         answers::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
     }
-}
-
-/// `{"description"?,"messages":[...]}` of a prompt.
-fn write_prompt_body(out: &mut BytesMut, shape: Shape, messages: &PromptMessages) {
-    out.put_u8(b'{');
-    if let Some(d) = &messages.description {
-        out.extend_from_slice(br#""description":"#);
-        encode::write_str(out, d);
-        out.put_u8(b',');
-    }
-    out.extend_from_slice(br#""messages":["#);
-    for (i, (role, content)) in messages.messages.iter().enumerate() {
-        if i > 0 {
-            out.put_u8(b',');
-        }
-        out.extend_from_slice(br#"{"role":"#);
-        encode::write_str(out, role.as_str());
-        out.extend_from_slice(br#","content":"#);
-        shape::write_block(out, shape, content, true);
-        out.put_u8(b'}');
-    }
-    out.extend_from_slice(b"]}");
 }
 
 /// The work of a handler whose answer comes later: its output encoded by `write` into the
