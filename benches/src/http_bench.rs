@@ -40,7 +40,7 @@ impl HttpPlan {
         Self {
             name: "quick",
             time: Duration::from_millis(300),
-            connections: vec![1, 16, 256],
+            connections: vec![1, 16, 64, 256],
             payloads: vec![16, 64 * 1024],
             runs: 3,
             max_requests: 5_000_000,

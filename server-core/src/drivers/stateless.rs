@@ -72,7 +72,8 @@ impl Pending {
     /// and now runs the task it created), that comes back, to run and finish in turn; a
     /// background one once the request is answered.
     #[must_use = "the request may need more work"]
-    pub fn finish(self, end: JobEnd, out: &mut BytesMut) -> Option<Self> {
+    pub fn finish(mut self, end: JobEnd, out: &mut BytesMut) -> Option<Self> {
+        self.conn.set_routing(false);
         self.finish_routed(end, out, &mut Vec::new())
     }
 
@@ -83,7 +84,7 @@ impl Pending {
         mut self,
         end: JobEnd,
         out: &mut BytesMut,
-        lines: &mut Vec<Emitted>,
+        lines: &mut impl Extend<Emitted>,
     ) -> Option<Self> {
         self.conn.handle_done(self.job, end, out);
         lines.extend(std::iter::from_fn(|| self.conn.poll_line()));
@@ -155,7 +156,7 @@ impl Stateless {
         principal: Option<Arc<crate::api::ctx::Principal>>,
         out: &mut BytesMut,
     ) -> Option<Pending> {
-        self.serve(read, now_ms, notify, principal, out, None)
+        self.serve::<Vec<Emitted>>(read, now_ms, notify, principal, out, None)
     }
 
     /// [`Stateless::handle_as`] that also says what each line it wrote is, in `lines`:
@@ -170,19 +171,19 @@ impl Stateless {
         notify: &Arc<dyn Notify>,
         principal: Option<Arc<crate::api::ctx::Principal>>,
         out: &mut BytesMut,
-        lines: &mut Vec<Emitted>,
+        lines: &mut impl Extend<Emitted>,
     ) -> Option<Pending> {
         self.serve(read, now_ms, notify, principal, out, Some(lines))
     }
 
-    fn serve(
+    fn serve<E: Extend<Emitted>>(
         &self,
         read: Result<Parsed<'_>, Rejection<'_>>,
         now_ms: u64,
         notify: &Arc<dyn Notify>,
         principal: Option<Arc<crate::api::ctx::Principal>>,
         out: &mut BytesMut,
-        lines: Option<&mut Vec<Emitted>>,
+        lines: Option<&mut E>,
     ) -> Option<Pending> {
         if let Ok(Parsed::Batch(_)) = read {
             let mark = out.len();
@@ -194,13 +195,13 @@ impl Stateless {
                 "a 2026-07-28 request is one message, not a batch",
             );
             if let Some(lines) = lines {
-                lines.push(Emitted {
+                lines.extend([Emitted {
                     len: out.len() - mark,
                     line: Line::Answer {
                         id: None,
                         error: Some(INVALID_REQUEST),
                     },
-                });
+                }]);
             }
             return None;
         }

@@ -591,7 +591,8 @@ impl Inner {
         let notify: Arc<dyn Notify> = Arc::clone(&events) as Arc<dyn Notify>;
         // NB. Room for a small answer and its head, so the writes do not grow the buffer.
         let mut out = BytesMut::with_capacity(256 + body.len() / 2);
-        let mut lines = Vec::new();
+        // NB. An answer, with room for a notification before it, without an allocation.
+        let mut lines = Lines::new();
         let pending =
             self.stateless
                 .handle_routed(read, now_ms(), &notify, principal, &mut out, &mut lines);
@@ -614,6 +615,9 @@ impl Inner {
         }
     }
 }
+
+/// What the core says the lines of a request's output are.
+type Lines = smallvec::SmallVec<[Emitted; 2]>;
 
 /// An answer written before the request returned: one JSON line, or (when an inline handler
 /// sent notifications first) an SSE stream of each of them and then the answer. What each
