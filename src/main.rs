@@ -151,6 +151,20 @@ enum Command {
     },
     /// The client the official conformance suite drives (its client leg): runs the scenario
     /// `MCP_CONFORMANCE_SCENARIO` names against URL, with janus-client.
+    /// Serve an MCP server of either era to clients of both: `janus bridge -- CMD ARGS...`
+    /// runs the backend on stdio and serves it on stdio, or on `--http ADDR`.
+    Bridge {
+        /// Serve streamable HTTP on this address (both eras), not stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// How the backend is spoken to: `legacy` (the handshake), `modern` (2026-07-28) or
+        /// `auto` (`server/discover` first).
+        #[arg(long, default_value = "auto")]
+        mode: String,
+        /// The backend's command line.
+        #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
+        backend: Vec<String>,
+    },
     #[command(hide = true)]
     ConformanceClient {
         /// The scenario server's URL (the suite appends it to the command).
@@ -244,6 +258,14 @@ fn main() -> ExitCode {
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
         Command::Login { target } => client_cli::login(&target),
         Command::Logout { url } => client_cli::logout(&url),
+        Command::Bridge {
+            http,
+            mode,
+            backend,
+        } => {
+            init_logs();
+            run_bridge(http, &mode, backend)
+        }
         Command::ConformanceClient { url } => {
             init_logs();
             conformance_client::run(&url)
@@ -349,6 +371,81 @@ fn run_serve(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "serve failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `janus bridge`: connects to the backend, then serves it (stdio, or HTTP) until a signal.
+fn run_bridge(http: Option<SocketAddr>, mode: &str, backend: Vec<String>) -> ExitCode {
+    let mode = match janus_client::Mode::parse(mode) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::error!(error = %e, "bad --mode");
+            return ExitCode::from(2);
+        }
+    };
+    let Some((program, args)) = backend.split_first() else {
+        tracing::error!("no backend command");
+        return ExitCode::from(2);
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    let transport =
+        janus_client::Transport::Stdio(janus_client::Command::new(program.clone(), args.to_vec()));
+    let opts = janus_client::Options {
+        mode,
+        trusted: true,
+        name: "janus-bridge".into(),
+        ..janus_client::Options::default()
+    };
+    let result = runtime.block_on(async move {
+        let bridge = match janus_bridge::Bridge::connect(transport, opts).await {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, "the bridge could not start");
+                return Ok(false);
+            }
+        };
+        let server = std::sync::Arc::clone(bridge.server());
+        let shutdown = Shutdown::new();
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            stop_signal().await;
+            on_signal.trigger();
+        });
+        let config = Config::default();
+        match http {
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let bound = listener.local_addr()?;
+                tracing::info!(addr = %bound, "bridge listening (HTTP)");
+                let service = janus_server_core::http::McpService::new(
+                    server,
+                    janus_server_core::http::HttpConfig::default(),
+                );
+                janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
+                    .await?;
+            }
+            None => serve::serve_stdio(server, &config, &shutdown).await?,
+        }
+        drop(bridge);
+        Ok::<bool, std::io::Error>(true)
+    });
+    runtime.shutdown_background();
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(2),
+        Err(e) => {
+            tracing::error!(error = %e, "the bridge failed");
             ExitCode::FAILURE
         }
     }

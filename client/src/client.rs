@@ -802,9 +802,27 @@ impl Client {
     /// As [`Client::request`]; [`Error::Protocol`] for a result that is no list of tools.
     /// A single entry that is no tool is left out, with a warning.
     pub async fn list_tools(&self) -> Result<Vec<ToolSpec>, Error> {
+        let specs = self.list_tool_specs().await?;
+        Ok(specs
+            .into_iter()
+            .map(|s| ToolSpec::of(s, self.trusted))
+            .collect())
+    }
+
+    /// `tools/list`, every page followed: each tool as the model reads it, as the server
+    /// described it (what a bridge serves again).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::list_tools`].
+    pub async fn list_tool_specs(&self) -> Result<Vec<janus_model::tool::ToolSpec>, Error> {
         let mut tools = Vec::new();
         self.list_pages("tools/list", "tools", |t| {
-            match ToolSpec::from_wire(t, self.trusted).and_then(|s| self.mirror(s)) {
+            let read = janus_model::tool::ToolSpec::read(t).and_then(|s| {
+                self.mirror(ToolSpec::of(s.clone(), self.trusted))
+                    .map(|_| s)
+            });
+            match read {
                 Ok(spec) => tools.push(spec),
                 Err(why) => tracing::warn!("tools/list: left out: {why}"),
             }

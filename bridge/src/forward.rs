@@ -1,0 +1,155 @@
+//! The front of a bridge: a server whose identity and tools are the backend's, each call
+//! forwarded over the one client connection.
+
+use crate::BridgeError;
+use janus_client::{CallOptions, Cancel, Client, Progress};
+use janus_codec::RawJson;
+use janus_model::json::{Json, RpcError};
+use janus_model::result::ToolResult;
+use janus_server_core::tools::{Args, ToolFuture};
+use janus_server_core::{Ctx, Halt, Server};
+use std::sync::Arc;
+
+/// The backend's name, version and title, from its `serverInfo` (JSON text).
+fn identity(info: Option<&str>) -> (String, String, Option<String>) {
+    let raw = info.and_then(|i| RawJson::parse(i).ok());
+    let field = |k: &str| {
+        raw.and_then(|r| r.get(k))
+            .and_then(RawJson::as_string)
+            .map(|c| c.into_owned())
+    };
+    (
+        field("name").unwrap_or_else(|| "janus-bridge".into()),
+        field("version").unwrap_or_else(|| "0".into()),
+        field("title"),
+    )
+}
+
+/// Builds the front: the backend's identity and instructions (its `initialize` result, or
+/// its `server/discover` for a 2026-07-28 backend) and its tools.
+pub(crate) async fn front(client: &Arc<Client>) -> Result<Arc<Server>, BridgeError> {
+    let negotiated = client.negotiated();
+    let (mut info, mut instructions) = (
+        negotiated.server_info.clone(),
+        negotiated.instructions.clone(),
+    );
+    if info.is_none() && negotiated.version.is_modern() {
+        let reply = client.discover().await?;
+        let [i, text, meta] = reply
+            .result()
+            .get_many(["serverInfo", "instructions", "_meta"]);
+        // NB. 2026-07-28 stamps the server's identity on every result, discover's included.
+        let stamped = meta.and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+        info = i.or(stamped).map(|i| i.as_str().to_owned());
+        instructions = text.and_then(RawJson::as_string).map(|c| c.into_owned());
+    }
+    let (name, version, title) = identity(info.as_deref());
+    let mut b = Server::builder(&name, &version);
+    if let Some(t) = &title {
+        b = b.title(t);
+    }
+    if let Some(text) = &instructions {
+        b = b.instructions(text);
+    }
+    for spec in client.list_tool_specs().await? {
+        // NB. A tool the front could not describe to its clients is left out, loudly, not
+        // the whole backend.
+        if let Err(e) = spec.check() {
+            tracing::warn!(tool = %spec.name, "left out of the bridge's tools: {e}");
+            continue;
+        }
+        let handler = Forward {
+            client: Arc::clone(client),
+            name: Arc::from(spec.name.as_str()),
+        };
+        b = b.async_tool(spec, handler);
+    }
+    b.build().map_err(|e| BridgeError::Spec(e.to_string()))
+}
+
+/// One backend tool, forwarded.
+struct Forward {
+    client: Arc<Client>,
+    name: Arc<str>,
+}
+
+impl janus_server_core::tools::AsyncTool for Forward {
+    fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
+        // NB. The arguments go on as they came: a span of the front request, copied once.
+        let arguments = args.raw().map(|a| a.as_str().to_owned());
+        let client = Arc::clone(&self.client);
+        let name = Arc::clone(&self.name);
+        let wants_progress = ctx.progress_token().is_some();
+        let ctx = ctx.to_owned();
+        Ok(Box::pin(async move {
+            let cancel = Cancel::new();
+            let (progress, mut heard) = if wants_progress {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+                (Some(tx), Some(rx))
+            } else {
+                (None, None)
+            };
+            let opts = CallOptions {
+                timeout: None,
+                progress,
+                cancel: Some(cancel.clone()),
+            };
+            let call = client.call_tool(&name, arguments.as_deref(), opts);
+            tokio::pin!(call);
+            let answer = loop {
+                tokio::select! {
+                    r = &mut call => break r,
+                    // NB. A front request cancelled stops the backend's work too.
+                    () = ctx.cancelled() => {
+                        cancel.fire();
+                        return Err(RpcError::new(
+                            janus_codec::INTERNAL_ERROR,
+                            "cancelled",
+                        )
+                        .into());
+                    }
+                    Some(p) = async {
+                        match heard.as_mut() {
+                            Some(rx) => rx.recv().await,
+                            None => std::future::pending().await,
+                        }
+                    } => ctx.progress(p.progress, p.total, p.message.as_deref()),
+                }
+            };
+            match answer {
+                Ok(r) => Ok(ToolResult {
+                    content: r.content,
+                    structured: r.structured.and_then(|s| Json::parse(s).ok()),
+                    is_error: r.is_error,
+                }),
+                Err(e) => Err(rejection_of(&e).into()),
+            }
+        }))
+    }
+}
+
+/// The JSON-RPC error a front request gets for a backend's failure: the backend's own
+/// rejection as it gave it, or `-32603` with `data.reason` saying what went wrong on the way
+/// (the backend exited, did not answer in time, broke the protocol).
+#[must_use]
+pub fn rejection_of(e: &janus_client::Error) -> RpcError {
+    match e {
+        janus_client::Error::Rejected(r) => {
+            let code = i32::try_from(r.code).unwrap_or(janus_codec::INTERNAL_ERROR);
+            let e = RpcError::new(code, r.message.clone());
+            match r.data.as_deref().map(Json::parse) {
+                Some(Ok(data)) => e.with_data(data),
+                _ => e,
+            }
+        }
+        other => {
+            let reason = format!("the backend: {other}");
+            let mut data = bytes::BytesMut::new();
+            data.extend_from_slice(br#"{"reason":"#);
+            janus_codec::encode::write_str(&mut data, &reason);
+            data.extend_from_slice(b"}");
+            RpcError::new(janus_codec::INTERNAL_ERROR, "Internal error")
+                .with_data(Json::from_written(&data))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `janus bridge`: MCP clients of either era in front of a server of either era.
+//!
+//! A [`Bridge`] is a janus-client connection to the backend (a command on stdio, or a URL)
+//! and a server-core [`Server`] whose identity, instructions and tools are the backend's:
+//! served by any of the server core's drivers (stdio, TCP, streamable HTTP), it answers
+//! clients of both eras, while the backend is spoken to in its own revision. Each front
+//! request the backend must answer is forwarded over the one client connection, requests in
+//! flight multiplexed on it (the client remaps their ids), never serialised.
+//!
+//! What a revision lacks is the server core's to translate (`server/discover` from the
+//! backend's `initialize`, the 2026-07-28 stamps on every result, a block a client's revision
+//! has no type for); what the backend answers is the model's ([`janus_model`]), read once.
+
+mod forward;
+
+use janus_client::{Client, Options, Transport};
+use janus_server_core::Server;
+use std::sync::Arc;
+
+pub use forward::rejection_of;
+
+/// Why a bridge could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The backend could not be reached, or refused the handshake.
+    #[error("the backend: {0}")]
+    Backend(#[from] janus_client::Error),
+    /// The backend described something the server core does not serve.
+    #[error("the backend's {0}")]
+    Spec(String),
+}
+
+/// A backend and the front that serves it.
+#[derive(Debug)]
+pub struct Bridge {
+    client: Arc<Client>,
+    server: Arc<Server>,
+}
+
+impl Bridge {
+    /// Connects to the backend `transport` names (in `opts.mode`: `Auto` finds its era) and
+    /// builds the front from what it says of itself and its tools.
+    ///
+    /// # Errors
+    ///
+    /// [`BridgeError::Backend`] when it cannot be reached or listed; [`BridgeError::Spec`]
+    /// for a tool the front cannot describe.
+    pub async fn connect(transport: Transport, opts: Options) -> Result<Self, BridgeError> {
+        let client = Arc::new(Client::connect(transport, opts).await?);
+        let server = forward::front(&client).await?;
+        Ok(Self { client, server })
+    }
+
+    /// The front: serve it with any of the server core's drivers.
+    #[must_use]
+    pub const fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+
+    /// The connection to the backend.
+    #[must_use]
+    pub const fn backend(&self) -> &Arc<Client> {
+        &self.client
+    }
+}

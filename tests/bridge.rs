@@ -1,0 +1,153 @@
+//! `janus bridge` between real processes: janus-client in front (both eras), `janus serve`
+//! behind it spoken to in the other era (the bridge's `--mode`), over stdio.
+
+use janus_client::{CallOptions, Client, Command, Error, Mode, Options, Transport};
+use janus_model::content::Block;
+use std::time::Duration;
+
+const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+
+/// A client (in `front`) of `janus bridge --mode BACK -- janus serve`.
+async fn through_bridge(front: Mode, back: &str) -> Client {
+    let cmd = Command::new(JANUS, ["bridge", "--mode", back, "--", JANUS, "serve"]);
+    let opts = Options {
+        mode: front,
+        trusted: true,
+        timeout: Duration::from_secs(20),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    };
+    Client::connect(Transport::Stdio(cmd), opts)
+        .await
+        .expect("the bridge serves")
+}
+
+async fn exercise(c: &Client, label: &str) {
+    let tools = c.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["echo", "add", "fail", "sleep"], "{label}");
+    let echo = tools.iter().find(|t| t.name == "echo").unwrap();
+    assert_eq!(
+        echo.annotations.read_only,
+        Some(true),
+        "{label}: hints pass through"
+    );
+    // Many calls in flight at once, each answered with its own text.
+    let calls = (0..32).map(|i| {
+        let args = format!(r#"{{"text":"call {i} \u00e9"}}"#);
+        async move {
+            let r = c
+                .call_tool("echo", Some(&args), CallOptions::default())
+                .await
+                .unwrap();
+            assert_eq!(r.text(), format!("call {i} é"), "{label}");
+        }
+    });
+    futures_join(calls).await;
+    let sum = c
+        .call_tool("add", Some(r#"{"a":2,"b":40}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(sum.structured.as_deref(), Some(r#"{"sum":42}"#), "{label}");
+    let failed = c
+        .call_tool("fail", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert!(failed.is_error, "{label}");
+    assert!(matches!(failed.content[0].block, Block::Text(_)), "{label}");
+    // The backend's tool error reaches the client as it gave it; a tool the backend does
+    // not have is the front's rejection.
+    let refused = c
+        .call_tool("add", Some(r#"{"a":"x"}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert!(
+        refused.is_error && refused.text().contains("a and b"),
+        "{label}"
+    );
+    match c
+        .call_tool("nope", Some("{}"), CallOptions::default())
+        .await
+    {
+        Err(Error::Rejected(r)) => assert_eq!(r.code, -32602, "{label}: {r}"),
+        other => panic!("{label}: {other:?}"),
+    }
+    // Progress of the backend's work reaches the front request that asked for it.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let opts = CallOptions {
+        progress: Some(tx),
+        ..CallOptions::default()
+    };
+    let slept = c
+        .call_tool("sleep", Some(r#"{"ms":250}"#), opts)
+        .await
+        .unwrap();
+    assert!(slept.text().contains("250"), "{label}: {}", slept.text());
+    let mut heard = 0;
+    while rx.try_recv().is_ok() {
+        heard += 1;
+    }
+    assert!(heard >= 1, "{label}: progress through the bridge");
+}
+
+async fn futures_join(calls: impl Iterator<Item = impl std::future::Future<Output = ()>>) {
+    let mut set = Vec::new();
+    for c in calls {
+        set.push(c);
+    }
+    let mut pinned: Vec<_> = set.into_iter().map(Box::pin).collect();
+    // NB. Polled together: the requests are in flight at once on the one connection.
+    std::future::poll_fn(|cx| {
+        pinned.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if pinned.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_client_in_front_of_a_legacy_backend() {
+    let c = through_bridge(Mode::Modern, "legacy").await;
+    assert!(c.negotiated().version.is_modern());
+    let info = c.discover().await.unwrap();
+    let server = info.result().get("_meta").map(|m| m.as_str().to_owned());
+    assert!(
+        server.is_some_and(|m| m.contains(r#""name":"janus""#)),
+        "server/discover from the backend's initialize: {}",
+        info.result_str()
+    );
+    exercise(&c, "modern front, legacy backend").await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_client_in_front_of_a_modern_backend() {
+    let c = through_bridge(Mode::Legacy, "modern").await;
+    assert!(c.negotiated().version.is_handshake());
+    assert!(
+        c.negotiated()
+            .server_info
+            .as_deref()
+            .is_some_and(|i| i.contains(r#""name":"janus""#)),
+        "initialize answered from the backend's server/discover: {:?}",
+        c.negotiated()
+    );
+    exercise(&c, "legacy front, modern backend").await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
+    let out = std::process::Command::new(JANUS)
+        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "nothing but protocol on stdout");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the bridge could not start"), "{err}");
+}
