@@ -9,7 +9,17 @@ const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
 /// A client (in `front`) of `janus bridge --mode BACK -- janus serve`.
 async fn through_bridge(front: Mode, back: &str) -> Client {
-    let cmd = Command::new(JANUS, ["bridge", "--mode", back, "--", JANUS, "serve"]);
+    through_bridge_to(front, back, "demo").await
+}
+
+/// A client (in `front`) of `janus bridge --mode BACK -- janus serve --tools TOOLS`.
+async fn through_bridge_to(front: Mode, back: &str, tools: &str) -> Client {
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge", "--mode", back, "--", JANUS, "serve", "--tools", tools,
+        ],
+    );
     let opts = Options {
         mode: front,
         trusted: true,
@@ -137,6 +147,47 @@ async fn a_legacy_client_in_front_of_a_modern_backend() {
     );
     exercise(&c, "legacy front, modern backend").await;
     c.close(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_resources_are_forwarded_in_both_directions() {
+    for (front, back) in [(Mode::Modern, "legacy"), (Mode::Legacy, "modern")] {
+        let label = format!("{front:?} front, {back} backend");
+        let c = through_bridge_to(front, back, "conformance").await;
+        let resources = c.list_resources().await.unwrap();
+        assert!(
+            resources.iter().any(|r| r.uri == "test://static-text"),
+            "{label}"
+        );
+        let text = c.read_resource("test://static-text").await.unwrap();
+        assert!(text[0].text().is_some_and(|t| !t.is_empty()), "{label}");
+        let binary = c.read_resource("test://static-binary").await.unwrap();
+        assert!(binary[0].blob().is_some(), "{label}");
+        let prompts = c.list_prompts().await.unwrap();
+        let p = prompts
+            .iter()
+            .find(|p| p.name == "test_prompt_with_arguments")
+            .unwrap();
+        assert!(p.arguments.iter().all(|a| a.required), "{label}");
+        let got = c
+            .get_prompt(
+                "test_prompt_with_arguments",
+                &[("arg1", "a"), ("arg2", "b")],
+            )
+            .await
+            .unwrap();
+        assert!(
+            got.messages[0].1.as_text().is_some_and(|t| t.contains('a')),
+            "{label}: {got:?}"
+        );
+        // The backend's rejection (a required argument missing) reaches the client.
+        let e = c
+            .get_prompt("test_prompt_with_arguments", &[])
+            .await
+            .unwrap_err();
+        assert!(e.rejection().is_some(), "{label}: {e}");
+        c.close(Duration::from_secs(2)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,10 @@ use crate::BridgeError;
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
+use janus_model::resource::Contents;
 use janus_model::result::ToolResult;
+use janus_server_core::prompts::{MessagesFuture, PromptArgs};
+use janus_server_core::resources::ContentsFuture;
 use janus_server_core::tools::{Args, ToolFuture};
 use janus_server_core::{Ctx, Halt, Server};
 use std::sync::Arc;
@@ -64,7 +67,84 @@ pub(crate) async fn front(client: &Arc<Client>) -> Result<Arc<Server>, BridgeErr
         };
         b = b.async_tool(spec, handler);
     }
+    b = prompts_and_resources(client, b).await?;
     b.build().map_err(|e| BridgeError::Spec(e.to_string()))
+}
+
+/// An empty list for a list the backend refuses (it has none); its other failures stand.
+fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> {
+    match e {
+        janus_client::Error::Rejected(r) => {
+            tracing::debug!("the backend lists no {what}: {r}");
+            Ok(Vec::new())
+        }
+        e => Err(BridgeError::Backend(e)),
+    }
+}
+
+/// The backend's prompts and direct resources, each forwarded. A backend that has none (a
+/// list it refuses) adds none.
+async fn prompts_and_resources(
+    client: &Arc<Client>,
+    mut b: janus_server_core::server::ServerBuilder,
+) -> Result<janus_server_core::server::ServerBuilder, BridgeError> {
+    let prompts = match client.list_prompts().await {
+        Ok(p) => p,
+        Err(e) => absent(e, "prompts")?,
+    };
+    for spec in prompts {
+        let client = Arc::clone(client);
+        let name: Arc<str> = Arc::from(spec.name.as_str());
+        b = b.async_prompt(spec, move |_: &Ctx<'_>, args: PromptArgs<'_>| {
+            // NB. Prompt arguments are strings: each member goes on as its text.
+            let pairs: Vec<(String, String)> = args
+                .raw()
+                .map(|a| {
+                    a.members()
+                        .into_iter()
+                        .map(|(k, v)| {
+                            let text = v
+                                .as_string()
+                                .map_or_else(|| v.as_str().to_owned(), |s| s.into_owned());
+                            (k.into_owned(), text)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let client = Arc::clone(&client);
+            let name = Arc::clone(&name);
+            let work: MessagesFuture = Box::pin(async move {
+                let pairs: Vec<(&str, &str)> = pairs
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                client
+                    .get_prompt(&name, &pairs)
+                    .await
+                    .map_err(|e| Halt::from(rejection_of(&e)))
+            });
+            Ok(work)
+        });
+    }
+    let resources = match client.list_resources().await {
+        Ok(r) => r,
+        Err(e) => absent(e, "resources")?,
+    };
+    for spec in resources {
+        let client = Arc::clone(client);
+        b = b.async_resource(spec, move |_: &Ctx<'_>, uri: &str| {
+            let client = Arc::clone(&client);
+            let uri = uri.to_owned();
+            let work: ContentsFuture = Box::pin(async move {
+                match client.read_resource(&uri).await {
+                    Ok(items) => Ok(Contents { items }),
+                    Err(e) => Err(Halt::from(rejection_of(&e))),
+                }
+            });
+            Ok(work)
+        });
+    }
+    Ok(b)
 }
 
 /// One backend tool, forwarded.
