@@ -37,6 +37,10 @@ enum Tools {
     /// text (for the interop lanes).
     #[value(hide = true)]
     Names,
+    /// The demo tools, plus tools that end the process mid-request or never answer (for the
+    /// bridge's fault tests).
+    #[value(hide = true)]
+    Faults,
 }
 
 // NB. Parsed once at start: the size of the largest variant costs nothing.
@@ -235,6 +239,7 @@ fn main() -> ExitCode {
                 Tools::Demo => demo::builder(),
                 Tools::Conformance => fixtures::builder(),
                 Tools::Names => fixtures::names::builder(),
+                Tools::Faults => fixtures::faults::builder(),
             };
             if let Some(k) = &state_key {
                 builder = builder.state_key(k.as_bytes());

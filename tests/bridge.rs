@@ -191,6 +191,60 @@ async fn prompts_and_resources_are_forwarded_in_both_directions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_exits_or_hangs_is_absorbed_at_the_front() {
+    let c = through_bridge_to(Mode::Modern, "legacy", "faults").await;
+    // A backend that dies mid-request: that request gets -32603 with the reason.
+    match c
+        .call_tool("exit", Some("{}"), CallOptions::default())
+        .await
+    {
+        Err(Error::Rejected(r)) => {
+            assert_eq!(r.code, -32603, "{r}");
+            assert!(
+                r.data.as_deref().is_some_and(|d| d.contains("reason")),
+                "{r}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // It is restarted: calls work again within a bounded time, and fail clearly meanwhile.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match c
+            .call_tool("echo", Some(r#"{"text":"back"}"#), CallOptions::default())
+            .await
+        {
+            Ok(r) => {
+                assert_eq!(r.text(), "back");
+                break;
+            }
+            Err(Error::Rejected(r)) => {
+                assert_eq!(r.code, -32603, "{r}");
+                assert!(tokio::time::Instant::now() < deadline, "never back: {r}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    // A backend that never answers: the front's caller times out (the call is cancelled on
+    // the wire, and the bridge cancels it at the backend); the front goes on.
+    let opts = CallOptions {
+        timeout: Some(Duration::from_millis(300)),
+        ..CallOptions::default()
+    };
+    assert!(matches!(
+        c.call_tool("hang", Some("{}"), opts).await,
+        Err(Error::Timeout(_))
+    ));
+    let r = c
+        .call_tool("echo", Some(r#"{"text":"still"}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "still");
+    c.close(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     let out = std::process::Command::new(JANUS)
         .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])

@@ -2,6 +2,7 @@
 //! forwarded over the one client connection.
 
 use crate::BridgeError;
+use crate::backend::Backend;
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
@@ -30,7 +31,8 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 
 /// Builds the front: the backend's identity and instructions (its `initialize` result, or
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
-pub(crate) async fn front(client: &Arc<Client>) -> Result<Arc<Server>, BridgeError> {
+pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeError> {
+    let client = backend.client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions) = (
         negotiated.server_info.clone(),
@@ -62,12 +64,12 @@ pub(crate) async fn front(client: &Arc<Client>) -> Result<Arc<Server>, BridgeErr
             continue;
         }
         let handler = Forward {
-            client: Arc::clone(client),
+            backend: Arc::clone(backend),
             name: Arc::from(spec.name.as_str()),
         };
         b = b.async_tool(spec, handler);
     }
-    b = prompts_and_resources(client, b).await?;
+    b = prompts_and_resources(backend, &client, b).await?;
     b.build().map_err(|e| BridgeError::Spec(e.to_string()))
 }
 
@@ -85,7 +87,8 @@ fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> 
 /// The backend's prompts and direct resources, each forwarded. A backend that has none (a
 /// list it refuses) adds none.
 async fn prompts_and_resources(
-    client: &Arc<Client>,
+    backend: &Arc<Backend>,
+    client: &Client,
     mut b: janus_server_core::server::ServerBuilder,
 ) -> Result<janus_server_core::server::ServerBuilder, BridgeError> {
     let prompts = match client.list_prompts().await {
@@ -93,7 +96,7 @@ async fn prompts_and_resources(
         Err(e) => absent(e, "prompts")?,
     };
     for spec in prompts {
-        let client = Arc::clone(client);
+        let backend = Arc::clone(backend);
         let name: Arc<str> = Arc::from(spec.name.as_str());
         b = b.async_prompt(spec, move |_: &Ctx<'_>, args: PromptArgs<'_>| {
             // NB. Prompt arguments are strings: each member goes on as its text.
@@ -111,17 +114,18 @@ async fn prompts_and_resources(
                         .collect()
                 })
                 .unwrap_or_default();
-            let client = Arc::clone(&client);
+            let backend = Arc::clone(&backend);
             let name = Arc::clone(&name);
             let work: MessagesFuture = Box::pin(async move {
                 let pairs: Vec<(&str, &str)> = pairs
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect();
-                client
-                    .get_prompt(&name, &pairs)
-                    .await
-                    .map_err(|e| Halt::from(rejection_of(&e)))
+                let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
+                client.get_prompt(&name, &pairs).await.map_err(|e| {
+                    backend.failed(&e);
+                    Halt::from(rejection_of(&e))
+                })
             });
             Ok(work)
         });
@@ -131,14 +135,18 @@ async fn prompts_and_resources(
         Err(e) => absent(e, "resources")?,
     };
     for spec in resources {
-        let client = Arc::clone(client);
+        let backend = Arc::clone(backend);
         b = b.async_resource(spec, move |_: &Ctx<'_>, uri: &str| {
-            let client = Arc::clone(&client);
+            let backend = Arc::clone(&backend);
             let uri = uri.to_owned();
             let work: ContentsFuture = Box::pin(async move {
+                let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
                 match client.read_resource(&uri).await {
                     Ok(items) => Ok(Contents { items }),
-                    Err(e) => Err(Halt::from(rejection_of(&e))),
+                    Err(e) => {
+                        backend.failed(&e);
+                        Err(Halt::from(rejection_of(&e)))
+                    }
                 }
             });
             Ok(work)
@@ -149,7 +157,7 @@ async fn prompts_and_resources(
 
 /// One backend tool, forwarded.
 struct Forward {
-    client: Arc<Client>,
+    backend: Arc<Backend>,
     name: Arc<str>,
 }
 
@@ -157,11 +165,12 @@ impl janus_server_core::tools::AsyncTool for Forward {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
-        let client = Arc::clone(&self.client);
+        let backend = Arc::clone(&self.backend);
         let name = Arc::clone(&self.name);
         let wants_progress = ctx.progress_token().is_some();
         let ctx = ctx.to_owned();
         Ok(Box::pin(async move {
+            let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
             let cancel = Cancel::new();
             let (progress, mut heard) = if wants_progress {
                 let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
@@ -202,7 +211,10 @@ impl janus_server_core::tools::AsyncTool for Forward {
                     structured: r.structured.and_then(|s| Json::parse(s).ok()),
                     is_error: r.is_error,
                 }),
-                Err(e) => Err(rejection_of(&e).into()),
+                Err(e) => {
+                    backend.failed(&e);
+                    Err(rejection_of(&e).into())
+                }
             }
         }))
     }

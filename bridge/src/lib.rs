@@ -11,8 +11,10 @@
 //! backend's `initialize`, the 2026-07-28 stamps on every result, a block a client's revision
 //! has no type for); what the backend answers is the model's ([`janus_model`]), read once.
 
+mod backend;
 mod forward;
 
+use backend::Backend;
 use janus_client::{Client, Options, Transport};
 use janus_server_core::Server;
 use std::sync::Arc;
@@ -33,7 +35,7 @@ pub enum BridgeError {
 /// A backend and the front that serves it.
 #[derive(Debug)]
 pub struct Bridge {
-    client: Arc<Client>,
+    backend: Arc<Backend>,
     server: Arc<Server>,
 }
 
@@ -46,9 +48,9 @@ impl Bridge {
     /// [`BridgeError::Backend`] when it cannot be reached or listed; [`BridgeError::Spec`]
     /// for a tool the front cannot describe.
     pub async fn connect(transport: Transport, opts: Options) -> Result<Self, BridgeError> {
-        let client = Arc::new(Client::connect(transport, opts).await?);
-        let server = forward::front(&client).await?;
-        Ok(Self { client, server })
+        let backend = Backend::connect(transport, opts).await?;
+        let server = forward::front(&backend).await?;
+        Ok(Self { backend, server })
     }
 
     /// The front: serve it with any of the server core's drivers.
@@ -57,9 +59,11 @@ impl Bridge {
         &self.server
     }
 
-    /// The connection to the backend.
+    /// The connection to the backend now (none while it is being restarted: a backend
+    /// whose connection broke is connected again, a stdio one restarted, with a growing
+    /// pause).
     #[must_use]
-    pub const fn backend(&self) -> &Arc<Client> {
-        &self.client
+    pub fn backend(&self) -> Option<Arc<Client>> {
+        self.backend.client().ok()
     }
 }

@@ -92,6 +92,25 @@ impl std::fmt::Debug for Transport {
 }
 
 impl Transport {
+    /// The same transport again, for a new connection (a restarted process, say); `None`
+    /// for a stream already open, which cannot be opened twice.
+    #[must_use]
+    pub fn try_clone(&self) -> Option<Self> {
+        Some(match self {
+            Self::Stdio(c) => Self::Stdio(c.clone()),
+            Self::Tcp(a) => Self::Tcp(a.clone()),
+            Self::Http { url, headers } => Self::Http {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+            Self::Sse { url, headers } => Self::Sse {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+            Self::Stream(..) => return None,
+        })
+    }
+
     /// The key the outcome of mode `Auto` is remembered under: the command line or the
     /// address; `None` for a stream, which is never the same twice.
     pub(crate) fn key(&self) -> Option<String> {

@@ -1,0 +1,111 @@
+//! The backend connection, kept up: a backend that exits or breaks its connection is
+//! connected again (a stdio backend restarted) with a growing pause, while the requests that
+//! were in flight get `-32603` with `data.reason` and the ones that come meanwhile fail the
+//! same way at once, never a hang.
+
+use janus_client::{Client, Error, Options, Transport};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The first pause before connecting again, doubled at each failure up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between two attempts.
+const MAX_PAUSE: Duration = Duration::from_secs(10);
+
+/// The connection to the backend, and how to make it again.
+pub(crate) struct Backend {
+    /// How to connect again (`None` for a stream, which cannot be opened twice).
+    transport: Mutex<Option<Transport>>,
+    opts: Options,
+    current: Mutex<Option<Arc<Client>>>,
+    restarting: AtomicBool,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("restarting", &self.restarting.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Backend {
+    /// Connects to the backend once.
+    pub(crate) async fn connect(transport: Transport, opts: Options) -> Result<Arc<Self>, Error> {
+        let again = transport.try_clone();
+        let client = Client::connect(transport, opts.clone()).await?;
+        Ok(Arc::new(Self {
+            transport: Mutex::new(again),
+            opts,
+            current: Mutex::new(Some(Arc::new(client))),
+            restarting: AtomicBool::new(false),
+        }))
+    }
+
+    /// The connection, or why there is none now (the backend is being restarted).
+    pub(crate) fn client(&self) -> Result<Arc<Client>, Error> {
+        self.current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| Error::Session("the backend is restarting".into()))
+    }
+
+    /// The transport again, for a new connection.
+    fn again(&self) -> Option<Transport> {
+        self.transport
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .and_then(Transport::try_clone)
+    }
+
+    /// A request failed with `e`: when the connection itself is gone, it is made again in
+    /// the background (once at a time).
+    pub(crate) fn failed(self: &Arc<Self>, e: &Error) {
+        if !matches!(e, Error::Session(_) | Error::Transport(_)) {
+            return;
+        }
+        let Some(transport) = self.again() else {
+            return;
+        };
+        if self.restarting.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        *self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        tracing::warn!(error = %e, "the backend's connection is gone: connecting again");
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut pause = FIRST_PAUSE;
+            let mut transport = Some(transport);
+            loop {
+                tokio::time::sleep(pause).await;
+                let t = match transport.take() {
+                    Some(t) => t,
+                    None => match me.again() {
+                        Some(t) => t,
+                        None => return,
+                    },
+                };
+                match Client::connect(t, me.opts.clone()).await {
+                    Ok(c) => {
+                        *me.current
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(c));
+                        me.restarting.store(false, Ordering::Release);
+                        tracing::info!("the backend is back");
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, ?pause, "the backend did not come back yet");
+                        pause = (pause * 2).min(MAX_PAUSE);
+                    }
+                }
+            }
+        });
+    }
+}
