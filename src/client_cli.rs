@@ -42,7 +42,7 @@ pub(crate) struct Target {
     #[arg(long, requires = "config", value_name = "NAME")]
     server: Option<String>,
     /// A streamable HTTP endpoint.
-    #[arg(long, conflicts_with_all = ["config", "command", "tcp", "sse"])]
+    #[arg(long, alias = "upstream", conflicts_with_all = ["config", "command", "tcp", "sse"])]
     url: Option<String>,
     /// The stream URL of a 2024-11-05 HTTP+SSE server.
     #[arg(long, conflicts_with_all = ["config", "command", "tcp"])]
@@ -172,6 +172,17 @@ impl Target {
             Reach::Http { url, headers } => Transport::Http { url, headers },
             Reach::Sse { url, headers } => Transport::Sse { url, headers },
         };
+        Ok((transport, opts))
+    }
+
+    /// The backend of `janus bridge`: as [`resolve`](Self::resolve), in mode `auto` unless
+    /// `--mode` or the configuration says otherwise, and named `janus-bridge`.
+    pub(crate) fn resolve_backend(&self) -> Result<(Transport, Options), Error> {
+        let (transport, mut opts) = self.resolve()?;
+        if self.mode.is_none() && self.config.is_none() {
+            opts.mode = Mode::Auto;
+        }
+        opts.name = "janus-bridge".into();
         Ok((transport, opts))
     }
 

@@ -155,19 +155,17 @@ enum Command {
     },
     /// The client the official conformance suite drives (its client leg): runs the scenario
     /// `MCP_CONFORMANCE_SCENARIO` names against URL, with janus-client.
-    /// Serve an MCP server of either era to clients of both: `janus bridge -- CMD ARGS...`
-    /// runs the backend on stdio and serves it on stdio, or on `--http ADDR`.
+    /// Serve an MCP server of either era to clients of both: the backend is a command
+    /// (`janus bridge -- CMD ARGS...`), a URL (`--upstream URL`, `https` and authorization
+    /// included) or an `mcpServers` entry (`--config F --server NAME`); the front is stdio,
+    /// or streamable HTTP on `--http ADDR`.
     Bridge {
         /// Serve streamable HTTP on this address (both eras), not stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<SocketAddr>,
-        /// How the backend is spoken to: `legacy` (the handshake), `modern` (2026-07-28) or
-        /// `auto` (`server/discover` first).
-        #[arg(long, default_value = "auto")]
-        mode: String,
-        /// The backend's command line.
-        #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
-        backend: Vec<String>,
+        /// The backend, and how to speak to it (`--mode`: default `auto`).
+        #[command(flatten)]
+        backend: client_cli::Target,
     },
     #[command(hide = true)]
     ConformanceClient {
@@ -263,13 +261,9 @@ fn main() -> ExitCode {
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
         Command::Login { target } => client_cli::login(&target),
         Command::Logout { url } => client_cli::logout(&url),
-        Command::Bridge {
-            http,
-            mode,
-            backend,
-        } => {
+        Command::Bridge { http, backend } => {
             init_logs();
-            run_bridge(http, &mode, backend)
+            run_bridge(http, &backend)
         }
         Command::ConformanceClient { url } => {
             init_logs();
@@ -382,17 +376,13 @@ fn run_serve(
 }
 
 /// `janus bridge`: connects to the backend, then serves it (stdio, or HTTP) until a signal.
-fn run_bridge(http: Option<SocketAddr>, mode: &str, backend: Vec<String>) -> ExitCode {
-    let mode = match janus_client::Mode::parse(mode) {
-        Ok(m) => m,
+fn run_bridge(http: Option<SocketAddr>, backend: &client_cli::Target) -> ExitCode {
+    let (transport, opts) = match backend.resolve_backend() {
+        Ok(t) => t,
         Err(e) => {
-            tracing::error!(error = %e, "bad --mode");
+            tracing::error!(error = %e, "no backend");
             return ExitCode::from(2);
         }
-    };
-    let Some((program, args)) = backend.split_first() else {
-        tracing::error!("no backend command");
-        return ExitCode::from(2);
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -403,14 +393,6 @@ fn run_bridge(http: Option<SocketAddr>, mode: &str, backend: Vec<String>) -> Exi
             tracing::error!(error = %e, "cannot start the runtime");
             return ExitCode::FAILURE;
         }
-    };
-    let transport =
-        janus_client::Transport::Stdio(janus_client::Command::new(program.clone(), args.to_vec()));
-    let opts = janus_client::Options {
-        mode,
-        trusted: true,
-        name: "janus-bridge".into(),
-        ..janus_client::Options::default()
     };
     let result = runtime.block_on(async move {
         let bridge = match janus_bridge::Bridge::connect(transport, opts).await {

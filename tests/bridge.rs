@@ -5,6 +5,8 @@ use janus_client::{CallOptions, Client, Command, Error, Mode, Options, Transport
 use janus_model::content::Block;
 use std::time::Duration;
 
+mod support;
+
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
 /// A client (in `front`) of `janus bridge --mode BACK -- janus serve`.
@@ -242,6 +244,99 @@ async fn a_backend_that_exits_or_hangs_is_absorbed_at_the_front() {
         .unwrap();
     assert_eq!(r.text(), "still");
     c.close(Duration::from_secs(2)).await;
+}
+
+/// The address a process logs in its `listening (HTTP...) addr=...` line.
+fn logged_addr(child: &mut std::process::Child) -> String {
+    use std::io::BufRead as _;
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("piped stderr"));
+    for _ in 0..40 {
+        let mut l = String::new();
+        if err.read_line(&mut l).unwrap_or(0) == 0 {
+            break;
+        }
+        if let Some(a) = l
+            .split("addr=")
+            .nth(1)
+            .filter(|_| l.contains("listening (HTTP"))
+        {
+            let addr = a.split_whitespace().next().unwrap().to_owned();
+            std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+            return addr;
+        }
+    }
+    panic!("no address logged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_backend_and_an_http_front() {
+    let backend = support::HttpServe::start(&[]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    // The backend over HTTP, in legacy sessions, behind a modern stdio front.
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--mode",
+            "legacy",
+            "--upstream",
+            upstream.as_str(),
+        ],
+    );
+    let opts = Options {
+        mode: Mode::Modern,
+        timeout: Duration::from_secs(20),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    };
+    let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+    exercise(&c, "modern stdio front, legacy HTTP backend").await;
+    c.close(Duration::from_secs(2)).await;
+    // The bridge's own front over streamable HTTP (both eras), a stdio backend behind it.
+    let mut front = std::process::Command::new(JANUS)
+        .args([
+            "bridge",
+            "--http",
+            "127.0.0.1:0",
+            "--mode",
+            "legacy",
+            "--",
+            JANUS,
+            "serve",
+        ])
+        .env("JANUS_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = logged_addr(&mut front);
+    let _front = Killed(front);
+    for mode in [Mode::Modern, Mode::Legacy] {
+        let opts = Options {
+            mode,
+            timeout: Duration::from_secs(20),
+            cache: janus_client::AutoCache::default(),
+            ..Options::default()
+        };
+        let t = Transport::Http {
+            url: format!("http://{addr}/mcp"),
+            headers: Vec::new(),
+        };
+        let c = Client::connect(t, opts).await.unwrap();
+        exercise(&c, &format!("{mode:?} HTTP front, legacy stdio backend")).await;
+        c.close(Duration::from_secs(2)).await;
+    }
+}
+
+/// A child process killed (by its pid) and reaped when dropped, a failed test's included.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
