@@ -340,6 +340,53 @@ impl Drop for Killed {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_the_backend_s_tools_reaches_the_front() {
+    let c = through_bridge_to(Mode::Modern, "legacy", "conformance").await;
+    let has =
+        |tools: &[janus_client::ToolSpec]| tools.iter().any(|t| t.name == "test_dynamic_tool");
+    assert!(!has(&c.list_tools().await.unwrap()));
+    let r = c
+        .call_tool(
+            "test_trigger_tool_change",
+            Some("{}"),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(r.text().contains("Added"), "{}", r.text());
+    // The backend's list_changed makes the bridge list its tools again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !has(&c.list_tools().await.unwrap()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the new tool never reached the front"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let r = c
+        .call_tool("test_dynamic_tool", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "A tool added at run time");
+    // And its removal.
+    c.call_tool(
+        "test_trigger_tool_change",
+        Some("{}"),
+        CallOptions::default(),
+    )
+    .await
+    .unwrap();
+    while has(&c.list_tools().await.unwrap()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tool was never removed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.close(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     let out = std::process::Command::new(JANUS)
         .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])

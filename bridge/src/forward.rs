@@ -63,10 +63,7 @@ pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeE
             tracing::warn!(tool = %spec.name, "left out of the bridge's tools: {e}");
             continue;
         }
-        let handler = Forward {
-            backend: Arc::clone(backend),
-            name: Arc::from(spec.name.as_str()),
-        };
+        let handler = Forward::new(backend, &spec.name);
         b = b.async_tool(spec, handler);
     }
     b = prompts_and_resources(backend, &client, b).await?;
@@ -155,10 +152,73 @@ async fn prompts_and_resources(
     Ok(b)
 }
 
+/// Follows the backend's notifications while the bridge lives: a change of its tools is
+/// the front's (listed again: tools gone are removed, the others put again, and the front's
+/// clients hear `list_changed` as the server core sends it); a resource's update is
+/// announced at the front.
+pub(crate) async fn follow(
+    mut notices: tokio::sync::mpsc::UnboundedReceiver<janus_client::Notice>,
+    backend: std::sync::Weak<Backend>,
+    server: std::sync::Weak<Server>,
+) {
+    while let Some(n) = notices.recv().await {
+        let (Some(backend), Some(server)) = (backend.upgrade(), server.upgrade()) else {
+            return;
+        };
+        match n.method.as_str() {
+            "notifications/tools/list_changed" => {
+                if let Err(e) = refresh_tools(&backend, &server).await {
+                    tracing::warn!(error = %e, "the backend's tools could not be listed again");
+                }
+            }
+            "notifications/resources/updated" => {
+                let uri = n
+                    .params
+                    .as_deref()
+                    .and_then(|p| RawJson::parse(p).ok())
+                    .and_then(|p| p.get("uri"))
+                    .and_then(RawJson::as_string);
+                if let Some(uri) = uri {
+                    server.resource_updated(&uri);
+                }
+            }
+            other => tracing::debug!(method = other, "a backend notification not forwarded"),
+        }
+    }
+}
+
+/// Lists the backend's tools again and makes them the front's.
+async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), BridgeError> {
+    let specs = backend.client()?.list_tool_specs().await?;
+    let listed = server.tool_names();
+    for gone in listed
+        .iter()
+        .filter(|n| !specs.iter().any(|s| &s.name == *n))
+    {
+        server.remove_tool(gone);
+    }
+    for spec in specs {
+        let handler = Forward::new(backend, &spec.name);
+        if let Err(e) = server.add_async_tool(spec, handler) {
+            tracing::warn!("left out of the bridge's tools: {e}");
+        }
+    }
+    Ok(())
+}
+
 /// One backend tool, forwarded.
 struct Forward {
     backend: Arc<Backend>,
     name: Arc<str>,
+}
+
+impl Forward {
+    fn new(backend: &Arc<Backend>, name: &str) -> Self {
+        Self {
+            backend: Arc::clone(backend),
+            name: Arc::from(name),
+        }
+    }
 }
 
 impl janus_server_core::tools::AsyncTool for Forward {

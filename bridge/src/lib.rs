@@ -48,8 +48,18 @@ impl Bridge {
     /// [`BridgeError::Backend`] when it cannot be reached or listed; [`BridgeError::Spec`]
     /// for a tool the front cannot describe.
     pub async fn connect(transport: Transport, opts: Options) -> Result<Self, BridgeError> {
+        let (tx, notices) = tokio::sync::mpsc::unbounded_channel();
+        let opts = Options {
+            notices: Some(tx),
+            ..opts
+        };
         let backend = Backend::connect(transport, opts).await?;
         let server = forward::front(&backend).await?;
+        tokio::spawn(forward::follow(
+            notices,
+            Arc::downgrade(&backend),
+            Arc::downgrade(&server),
+        ));
         Ok(Self { backend, server })
     }
 

@@ -60,12 +60,24 @@ pub struct Options {
     /// The least severe log level asked of the server (`debug`, `info`, `warning`, ...):
     /// sent with every 2026-07-28 request, and with `logging/setLevel` after a handshake.
     pub log_level: Option<String>,
+    /// Where the server's other notifications go (`notifications/tools/list_changed`,
+    /// `notifications/resources/updated`, ...): dropped when `None`.
+    pub notices: Option<mpsc::UnboundedSender<Notice>>,
     /// How the certificates of `https` servers are checked: the platform's roots, and the CA
     /// files added here. Read only when an HTTP transport's URL is `https`.
     pub tls: Tls,
     /// Authorization for an HTTP server that asks for it (`401`): none by default, and then
     /// such a status is the request's [`Error::Status`].
     pub auth: Option<crate::auth::OAuth>,
+}
+
+/// A notification of the server's other than progress and log messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Its method (`notifications/tools/list_changed`, say).
+    pub method: String,
+    /// Its params, as JSON text.
+    pub params: Option<String>,
 }
 
 /// A log message of the server's (`notifications/message`).
@@ -93,6 +105,7 @@ impl Default for Options {
             max_frame: janus_codec::DEFAULT_MAX_FRAME_LEN,
             logs: None,
             log_level: None,
+            notices: None,
             tls: Tls::default(),
             auth: None,
         }
@@ -207,6 +220,7 @@ struct Inner {
     stderr: Stderr,
     tokens: AtomicU64,
     logs: Option<mpsc::UnboundedSender<LogMessage>>,
+    notices: Option<mpsc::UnboundedSender<Notice>>,
     /// Over HTTP, the `x-mcp-header` mirrors of the tools listed.
     mirrors: Option<crate::http::Mirrors>,
     /// Over HTTP, the tools left out of the list for their `x-mcp-header` annotations, and
@@ -226,7 +240,10 @@ impl Inner {
         callbacks: Callbacks,
         stderr: Stderr,
         mirrors: Option<crate::http::Mirrors>,
-        logs: Option<mpsc::UnboundedSender<LogMessage>>,
+        (logs, notices): (
+            Option<mpsc::UnboundedSender<LogMessage>>,
+            Option<mpsc::UnboundedSender<Notice>>,
+        ),
     ) -> Arc<Self> {
         Arc::new(Self {
             out,
@@ -242,6 +259,7 @@ impl Inner {
             listed: std::sync::atomic::AtomicBool::new(false),
             listing: tokio::sync::Mutex::new(()),
             logs,
+            notices,
         })
     }
 
@@ -390,7 +408,14 @@ impl Inner {
                     ),
                 }
             }
-            _ => {}
+            method => {
+                if let Some(sink) = &self.notices {
+                    let _ = sink.send(Notice {
+                        method: method.to_owned(),
+                        params: msg.params().map(|p| p.as_str().to_owned()),
+                    });
+                }
+            }
         }
     }
 
@@ -455,7 +480,7 @@ impl ReadPath {
             Callbacks::new(),
             Stderr::default(),
             None,
-            None,
+            (None, None),
         );
         let mut waiting = Vec::with_capacity(n);
         {
@@ -559,9 +584,9 @@ impl Client {
         let callbacks = opts.callbacks.clone();
         let mut identity = identity;
         identity.log_level.clone_from(&opts.log_level);
-        let logs = opts.logs.clone();
+        let sinks = (opts.logs.clone(), opts.notices.clone());
         let new_inner =
-            |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors, logs);
+            |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors, sinks);
         if let Transport::Http { url, headers } | Transport::Sse { url, headers } = &transport {
             let endpoint = crate::http::Endpoint::new(url, headers)?;
             // NB. Built here, not in the writer, so that a CA file that cannot be read is the

@@ -87,6 +87,16 @@ impl Server {
         });
     }
 
+    /// The names of the tools served now, in the order they are listed.
+    #[must_use]
+    pub fn tool_names(&self) -> Vec<String> {
+        self.catalog()
+            .tools
+            .iter()
+            .map(|t| t.spec.name.clone())
+            .collect()
+    }
+
     /// Removes tool `name`; false when there was none.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.change(Change::Tools, |tools, _| {
