@@ -387,6 +387,60 @@ async fn a_change_of_the_backend_s_tools_reaches_the_front() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backend_s_requests_for_input_reach_the_front_client_in_its_era() {
+    for (front, back) in [(Mode::Modern, "legacy"), (Mode::Legacy, "modern")] {
+        let label = format!("{front:?} front, {back} backend");
+        let callbacks = janus_client::Callbacks::new()
+            .elicit(|_| async {
+                Ok(r#"{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}"#.into())
+            })
+            .sample(|_| async {
+                Ok(r#"{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"test"}"#.into())
+            });
+        let cmd = Command::new(
+            JANUS,
+            [
+                "bridge",
+                "--mode",
+                back,
+                "--",
+                JANUS,
+                "serve",
+                "--tools",
+                "conformance",
+            ],
+        );
+        let opts = Options {
+            mode: front,
+            callbacks,
+            timeout: Duration::from_secs(20),
+            cache: janus_client::AutoCache::default(),
+            ..Options::default()
+        };
+        let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+        let r = c
+            .call_tool(
+                "test_elicitation",
+                Some(r#"{"message":"who?"}"#),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert!(!r.is_error && r.text().contains("ada"), "{label}: {r:?}");
+        let r = c
+            .call_tool(
+                "test_sampling",
+                Some(r#"{"prompt":"hi"}"#),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert!(r.text().contains("sampled"), "{label}: {r:?}");
+        c.close(Duration::from_secs(2)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     let out = std::process::Command::new(JANUS)
         .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])

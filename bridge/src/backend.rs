@@ -3,7 +3,8 @@
 //! were in flight get `-32603` with `data.reason` and the ones that come meanwhile fail the
 //! same way at once, never a hang.
 
-use janus_client::{Client, Error, Options, Transport};
+use crate::input::Router;
+use janus_client::{Callbacks, Client, Error, Options, Transport};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,6 +21,8 @@ pub(crate) struct Backend {
     opts: Options,
     current: Mutex<Option<Arc<Client>>>,
     restarting: AtomicBool,
+    /// Where the backend's requests for input go.
+    router: Arc<Router>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -33,6 +36,11 @@ impl std::fmt::Debug for Backend {
 impl Backend {
     /// Connects to the backend once.
     pub(crate) async fn connect(transport: Transport, opts: Options) -> Result<Arc<Self>, Error> {
+        let router = Arc::new(Router::default());
+        let opts = Options {
+            callbacks: callbacks(&router),
+            ..opts
+        };
         let again = transport.try_clone();
         let client = Client::connect(transport, opts.clone()).await?;
         Ok(Arc::new(Self {
@@ -40,7 +48,13 @@ impl Backend {
             opts,
             current: Mutex::new(Some(Arc::new(client))),
             restarting: AtomicBool::new(false),
+            router,
         }))
+    }
+
+    /// Where the backend's requests for input go.
+    pub(crate) const fn router(&self) -> &Arc<Router> {
+        &self.router
     }
 
     /// The connection, or why there is none now (the backend is being restarted).
@@ -108,4 +122,23 @@ impl Backend {
             }
         });
     }
+}
+
+/// The callbacks that give the backend's requests for input to the front: it declares
+/// elicitation, sampling and roots, and the front client's own capabilities decide.
+fn callbacks(router: &Arc<Router>) -> Callbacks {
+    let (e, s, r) = (Arc::clone(router), Arc::clone(router), Arc::clone(router));
+    Callbacks::new()
+        .elicit(move |params| {
+            let router = Arc::clone(&e);
+            async move { router.ask("elicitation/create", params).await }
+        })
+        .sample(move |params| {
+            let router = Arc::clone(&s);
+            async move { router.ask("sampling/createMessage", params).await }
+        })
+        .roots(move |params| {
+            let router = Arc::clone(&r);
+            async move { router.ask("roots/list", params).await }
+        })
 }

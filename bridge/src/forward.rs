@@ -3,6 +3,8 @@
 
 use crate::BridgeError;
 use crate::backend::Backend;
+use crate::input::{InFlight, Question, Router};
+use janus_client::CallResult;
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
@@ -12,7 +14,9 @@ use janus_server_core::prompts::{MessagesFuture, PromptArgs};
 use janus_server_core::resources::ContentsFuture;
 use janus_server_core::tools::{Args, ToolFuture};
 use janus_server_core::{Ctx, Halt, Server};
+use janus_server_core::{InputRequest, InputRequired};
 use std::sync::Arc;
+use tokio::sync::mpsc;
 
 /// The backend's name, version and title, from its `serverInfo` (JSON text).
 fn identity(info: Option<&str>) -> (String, String, Option<String>) {
@@ -209,6 +213,7 @@ async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), Br
 /// One backend tool, forwarded.
 struct Forward {
     backend: Arc<Backend>,
+    router: Arc<Router>,
     name: Arc<str>,
 }
 
@@ -216,68 +221,132 @@ impl Forward {
     fn new(backend: &Arc<Backend>, name: &str) -> Self {
         Self {
             backend: Arc::clone(backend),
+            router: Arc::clone(backend.router()),
             name: Arc::from(name),
         }
     }
 }
 
+/// What a forwarded call waits for next.
+enum Next {
+    Done(Result<Result<CallResult, janus_client::Error>, tokio::task::JoinError>),
+    Asked(Question),
+    Heard(Progress),
+    Cancelled,
+}
+
 impl janus_server_core::tools::AsyncTool for Forward {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
+        // NB. A retry that answers the backend's question resumes the call it parked; its
+        // arguments were sent already.
+        if let Some(token) = ctx.request_state() {
+            let answer = ctx.input(INPUT_KEY).map(|a| a.as_str().to_owned());
+            let Some(flight) = self.router.resume(token, answer) else {
+                return Err(RpcError::invalid_params(
+                    "the requestState names no backend call waiting for input (it expired, or was answered)",
+                )
+                .into());
+            };
+            return Ok(drive(flight, ctx.to_owned(), Arc::clone(&self.router)));
+        }
+        let client = self
+            .backend
+            .client()
+            .map_err(|e| Halt::from(rejection_of(&e)))?;
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
-        let backend = Arc::clone(&self.backend);
+        let (progress, heard) = if ctx.progress_token().is_some() {
+            let (tx, rx) = mpsc::unbounded_channel::<Progress>();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        let cancel = Cancel::new();
+        let opts = CallOptions {
+            timeout: None,
+            progress,
+            cancel: Some(cancel.clone()),
+        };
+        let (asker, questions) = self.router.register();
         let name = Arc::clone(&self.name);
-        let wants_progress = ctx.progress_token().is_some();
-        let ctx = ctx.to_owned();
-        Ok(Box::pin(async move {
-            let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
-            let cancel = Cancel::new();
-            let (progress, mut heard) = if wants_progress {
-                let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-                (Some(tx), Some(rx))
-            } else {
-                (None, None)
-            };
-            let opts = CallOptions {
-                timeout: None,
-                progress,
-                cancel: Some(cancel.clone()),
-            };
-            let call = client.call_tool(&name, arguments.as_deref(), opts);
-            tokio::pin!(call);
-            let answer = loop {
-                tokio::select! {
-                    r = &mut call => break r,
-                    // NB. A front request cancelled stops the backend's work too.
-                    () = ctx.cancelled() => {
-                        cancel.fire();
-                        return Err(RpcError::new(
-                            janus_codec::INTERNAL_ERROR,
-                            "cancelled",
-                        )
-                        .into());
-                    }
-                    Some(p) = async {
-                        match heard.as_mut() {
-                            Some(rx) => rx.recv().await,
-                            None => std::future::pending().await,
-                        }
-                    } => ctx.progress(p.progress, p.total, p.message.as_deref()),
-                }
-            };
-            match answer {
-                Ok(r) => Ok(ToolResult {
-                    content: r.content,
-                    structured: r.structured.and_then(|s| Json::parse(s).ok()),
-                    is_error: r.is_error,
-                }),
-                Err(e) => {
-                    backend.failed(&e);
-                    Err(rejection_of(&e).into())
-                }
+        let backend = Arc::clone(&self.backend);
+        let call = tokio::spawn(async move {
+            let r = client.call_tool(&name, arguments.as_deref(), opts).await;
+            if let Err(e) = &r {
+                backend.failed(e);
             }
-        }))
+            r
+        });
+        let flight = InFlight {
+            call,
+            questions,
+            progress: heard,
+            cancel,
+            _asker: asker,
+        };
+        Ok(drive(flight, ctx.to_owned(), Arc::clone(&self.router)))
     }
+}
+
+/// The key of the one input a parked call asks.
+const INPUT_KEY: &str = "input";
+
+/// Drives a backend call for one front request: its progress to the request, a front
+/// cancel to the backend, its end as the answer; a question of the backend's parks it and
+/// answers the front request `input_required` (or, on a session, a server request).
+fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Router>) -> ToolFuture {
+    Box::pin(async move {
+        loop {
+            let next = tokio::select! {
+                r = &mut flight.call => Next::Done(r),
+                Some(q) = flight.questions.recv() => Next::Asked(q),
+                Some(p) = async {
+                    match flight.progress.as_mut() {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => Next::Heard(p),
+                () = ctx.cancelled() => Next::Cancelled,
+            };
+            match next {
+                Next::Heard(p) => ctx.progress(p.progress, p.total, p.message.as_deref()),
+                Next::Cancelled => {
+                    // NB. A front request cancelled stops the backend's work too.
+                    flight.cancel.fire();
+                    flight.call.abort();
+                    return Err(RpcError::new(janus_codec::INTERNAL_ERROR, "cancelled").into());
+                }
+                Next::Asked(q) => match InputRequest::forwarded(
+                    q.method,
+                    Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
+                ) {
+                    Ok(req) => {
+                        let token = router.park(flight, q.answer);
+                        return Err(InputRequired::new()
+                            .ask(INPUT_KEY, req)
+                            .state(&token)
+                            .into());
+                    }
+                    Err(e) => {
+                        let _ = q.answer.send(Err(janus_client::Rejection {
+                            code: i64::from(janus_codec::INVALID_PARAMS),
+                            message: format!("the bridge cannot forward it: {e}"),
+                            data: None,
+                        }));
+                    }
+                },
+                Next::Done(Ok(Ok(r))) => {
+                    return Ok(ToolResult {
+                        content: r.content,
+                        structured: r.structured.and_then(|s| Json::parse(s).ok()),
+                        is_error: r.is_error,
+                    });
+                }
+                Next::Done(Ok(Err(e))) => return Err(rejection_of(&e).into()),
+                Next::Done(Err(_)) => return Err(RpcError::internal().into()),
+            }
+        }
+    })
 }
 
 /// The JSON-RPC error a front request gets for a backend's failure: the backend's own

@@ -13,6 +13,7 @@
 
 mod backend;
 mod forward;
+mod input;
 
 use backend::Backend;
 use janus_client::{Client, Options, Transport};

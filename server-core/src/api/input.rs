@@ -159,6 +159,35 @@ impl InputRequest {
         }
     }
 
+    /// A request as another server asked it, its params as sent (what a bridge forwards
+    /// from its backend): `elicitation/create` (form or URL mode), `sampling/createMessage`
+    /// or `roots/list`.
+    ///
+    /// # Errors
+    ///
+    /// [`BadInputRequest`] for another method, or params that are not a JSON object.
+    pub fn forwarded(method: &str, params: Option<&str>) -> Result<Self, BadInputRequest> {
+        let params = Json::parse(params.unwrap_or("{}"))
+            .map_err(|e| BadInputRequest(format!("params are {e}")))?;
+        let raw = janus_codec::RawJson::parse(params.as_str())
+            .map_err(|_| BadInputRequest("params are not JSON".into()))?;
+        if !raw.is_object() {
+            return Err(BadInputRequest("params must be a JSON object".into()));
+        }
+        let url = raw.get("mode").and_then(|m| m.as_string()).as_deref() == Some("url");
+        let (method, capability) = match method {
+            "elicitation/create" => ("elicitation/create", ("elicitation", url.then_some("url"))),
+            "sampling/createMessage" => ("sampling/createMessage", ("sampling", None)),
+            "roots/list" => ("roots/list", ("roots", None)),
+            other => return Err(BadInputRequest(format!("{other} is no input request"))),
+        };
+        Ok(Self {
+            method,
+            params,
+            capability,
+        })
+    }
+
     /// The method the client is asked to serve.
     #[must_use]
     pub const fn method(&self) -> &'static str {

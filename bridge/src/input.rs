@@ -1,0 +1,164 @@
+//! Input the backend asks for during a forwarded call (elicitation, sampling, roots): put to
+//! the front's client as the server core asks any input (`input_required` with a
+//! `requestState` in 2026-07-28, real server-to-client requests on a handshake session),
+//! and the answer given back to the backend's request, which waited all along.
+//!
+//! The backend's call stays in flight between the front request that was answered
+//! `input_required` and its retry: it is parked under a token that the front's sealed
+//! `requestState` carries, and resumed by the retry. A parked call whose retry never comes
+//! is ended when the state would expire: the backend's request for input gets an error.
+//!
+//! A legacy backend's request for input names no request of its own (on stdio nothing ties
+//! it to the call it is for): the bridge gives it to the one call in flight that may ask,
+//! and refuses it (`-32603`, saying why) when several are in flight.
+
+use janus_client::{CallResult, Cancel, Error, Progress, Rejection};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long a parked call waits for the retry that resumes it: the front's `requestState`
+/// lifetime (the server core's default).
+pub(crate) const PARKED_TTL: Duration = Duration::from_secs(600);
+
+/// A request of the backend's for input, and where its answer goes.
+pub(crate) struct Question {
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub(crate) method: &'static str,
+    /// Its params, as sent.
+    pub(crate) params: String,
+    /// The answer (the result's JSON text), or the error the backend gets.
+    pub(crate) answer: oneshot::Sender<Result<String, Rejection>>,
+}
+
+/// A backend call in flight, as the forwarding handler drives it.
+pub(crate) struct InFlight {
+    pub(crate) call: tokio::task::JoinHandle<Result<CallResult, Error>>,
+    pub(crate) questions: mpsc::UnboundedReceiver<Question>,
+    pub(crate) progress: Option<mpsc::UnboundedReceiver<Progress>>,
+    pub(crate) cancel: Cancel,
+    /// Its place among the calls that may ask: given back when it is dropped.
+    pub(crate) _asker: Asker,
+}
+
+/// A call parked for its retry, and the question it waits on.
+struct Parked {
+    flight: InFlight,
+    answer: oneshot::Sender<Result<String, Rejection>>,
+}
+
+/// The calls in flight that may ask, and the parked ones.
+#[derive(Default)]
+pub(crate) struct Router {
+    next: AtomicU64,
+    askers: Mutex<HashMap<u64, mpsc::UnboundedSender<Question>>>,
+    parked: Mutex<HashMap<String, Parked>>,
+}
+
+/// A call's place among those that may ask.
+pub(crate) struct Asker {
+    router: Arc<Router>,
+    id: u64,
+}
+
+impl Drop for Asker {
+    fn drop(&mut self) {
+        lock(&self.router.askers).remove(&self.id);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn refused(message: &str) -> Rejection {
+    Rejection {
+        code: i64::from(janus_codec::INTERNAL_ERROR),
+        message: message.to_owned(),
+        data: None,
+    }
+}
+
+impl Router {
+    /// A new call that may ask: its place, and where its questions come.
+    pub(crate) fn register(self: &Arc<Self>) -> (Asker, mpsc::UnboundedReceiver<Question>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.askers).insert(id, tx);
+        (
+            Asker {
+                router: Arc::clone(self),
+                id,
+            },
+            rx,
+        )
+    }
+
+    /// The backend asks `method` with `params`: given to the one call in flight, whose
+    /// front request puts it to its client; the answer comes back when it is given.
+    pub(crate) async fn ask(
+        &self,
+        method: &'static str,
+        params: String,
+    ) -> Result<String, Rejection> {
+        let to = {
+            let askers = lock(&self.askers);
+            if askers.len() != 1 {
+                return Err(refused(&format!(
+                    "the bridge cannot tell which request this {method} is for ({} calls in flight)",
+                    askers.len()
+                )));
+            }
+            askers.values().next().cloned()
+        };
+        let (answer, answered) = oneshot::channel();
+        let q = Question {
+            method,
+            params,
+            answer,
+        };
+        if to.is_none_or(|tx| tx.send(q).is_err()) {
+            return Err(refused("the call that asked has ended"));
+        }
+        answered.await.unwrap_or_else(|_| {
+            Err(refused(
+                "the client did not answer in time (its requestState expired)",
+            ))
+        })
+    }
+
+    /// Parks a call until its retry comes with the answer to `answer`'s question: the token
+    /// the front's `requestState` carries. Dropped (the backend's question refused, its call
+    /// cancelled) after [`PARKED_TTL`].
+    pub(crate) fn park(
+        self: &Arc<Self>,
+        flight: InFlight,
+        answer: oneshot::Sender<Result<String, Rejection>>,
+    ) -> String {
+        let token = format!("bridge-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        lock(&self.parked).insert(token.clone(), Parked { flight, answer });
+        let router = Arc::downgrade(self);
+        let key = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(PARKED_TTL).await;
+            let expired = router.upgrade().and_then(|r| lock(&r.parked).remove(&key));
+            if let Some(p) = expired {
+                p.flight.cancel.fire();
+                p.flight.call.abort();
+            }
+        });
+        token
+    }
+
+    /// Resumes the call parked under `token` with the front client's answer (`None`: it
+    /// gave none, and the backend's question is refused).
+    pub(crate) fn resume(&self, token: &str, answer: Option<String>) -> Option<InFlight> {
+        let p = lock(&self.parked).remove(token)?;
+        let _ = p
+            .answer
+            .send(answer.ok_or_else(|| refused("the client gave no answer")));
+        Some(p.flight)
+    }
+}
