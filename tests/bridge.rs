@@ -165,6 +165,15 @@ async fn prompts_and_resources_are_forwarded_in_both_directions() {
         assert!(text[0].text().is_some_and(|t| !t.is_empty()), "{label}");
         let binary = c.read_resource("test://static-binary").await.unwrap();
         assert!(binary[0].blob().is_some(), "{label}");
+        let templates = c.list_resource_templates().await.unwrap();
+        assert_eq!(
+            templates[0].uri_template, "test://template/{id}/data",
+            "{label}"
+        );
+        let templated = c.read_resource("test://template/42/data").await.unwrap();
+        assert!(templated[0].text().unwrap().contains("42"), "{label}");
+        let e = c.read_resource("test://nothing").await.unwrap_err();
+        assert!(e.rejection().is_some(), "{label}: {e}");
         let prompts = c.list_prompts().await.unwrap();
         let p = prompts
             .iter()

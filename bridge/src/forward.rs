@@ -11,7 +11,7 @@ use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
 use janus_model::result::ToolResult;
 use janus_server_core::prompts::{MessagesFuture, PromptArgs};
-use janus_server_core::resources::ContentsFuture;
+use janus_server_core::resources::{ContentsFuture, Vars};
 use janus_server_core::tools::{Args, ToolFuture};
 use janus_server_core::{Ctx, Halt, Server};
 use janus_server_core::{InputRequest, InputRequired};
@@ -140,20 +140,36 @@ async fn prompts_and_resources(
         b = b.async_resource(spec, move |_: &Ctx<'_>, uri: &str| {
             let backend = Arc::clone(&backend);
             let uri = uri.to_owned();
-            let work: ContentsFuture = Box::pin(async move {
-                let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
-                match client.read_resource(&uri).await {
-                    Ok(items) => Ok(Contents { items }),
-                    Err(e) => {
-                        backend.failed(&e);
-                        Err(Halt::from(rejection_of(&e)))
-                    }
-                }
-            });
+            let work: ContentsFuture = Box::pin(async move { read(&backend, &uri).await });
+            Ok(work)
+        });
+    }
+    let templates = match client.list_resource_templates().await {
+        Ok(t) => t,
+        Err(e) => absent(e, "resource templates")?,
+    };
+    for spec in templates {
+        let backend = Arc::clone(backend);
+        b = b.async_resource_template(spec, move |_: &Ctx<'_>, uri: &str, _: &Vars| {
+            let backend = Arc::clone(&backend);
+            let uri = uri.to_owned();
+            let work: ContentsFuture = Box::pin(async move { read(&backend, &uri).await });
             Ok(work)
         });
     }
     Ok(b)
+}
+
+/// `resources/read` of `uri` at the backend.
+async fn read(backend: &Arc<Backend>, uri: &str) -> Result<Contents, Halt> {
+    let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
+    match client.read_resource(uri).await {
+        Ok(items) => Ok(Contents { items }),
+        Err(e) => {
+            backend.failed(&e);
+            Err(Halt::from(rejection_of(&e)))
+        }
+    }
 }
 
 /// Follows the backend's notifications while the bridge lives: a change of its tools is

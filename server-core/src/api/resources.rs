@@ -173,6 +173,57 @@ pub trait ReadTemplate: Send + Sync + 'static {
     /// nothing is answered by leaving `out` empty: the server then answers not found, in the
     /// request's era.
     fn read(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars, out: &mut Contents) -> Result<(), Halt>;
+
+    /// True for a handler whose answer comes later ([`AsyncReadTemplate`]).
+    #[doc(hidden)]
+    fn is_later(&self) -> bool {
+        false
+    }
+
+    /// Starts the read of a handler whose answer comes later.
+    #[doc(hidden)]
+    fn start(&self, _ctx: &Ctx<'_>, _uri: &str, _vars: &Vars) -> Result<ContentsFuture, Halt> {
+        Err(RpcError::internal().into())
+    }
+}
+
+/// A template's handler whose answer comes later: it checks the request, copies what it
+/// needs, and returns the work, which the driver runs as a job (an empty [`Contents`] is
+/// not found, as inline).
+pub trait AsyncReadTemplate: Send + Sync + 'static {
+    /// Starts reading the resource at `uri`, which the template named with `vars`.
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets at once (or an [`crate::InputRequired`]).
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars) -> Result<ContentsFuture, Halt>;
+}
+
+impl<F> AsyncReadTemplate for F
+where
+    F: Fn(&Ctx<'_>, &str, &Vars) -> Result<ContentsFuture, Halt> + Send + Sync + 'static,
+{
+    fn read(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars) -> Result<ContentsFuture, Halt> {
+        self(ctx, uri, vars)
+    }
+}
+
+/// An [`AsyncReadTemplate`] where a [`ReadTemplate`] is kept.
+pub(crate) struct LaterTemplate<H>(pub(crate) H);
+
+impl<H: AsyncReadTemplate> ReadTemplate for LaterTemplate<H> {
+    fn read(&self, _: &Ctx<'_>, _: &str, _: &Vars, _: &mut Contents) -> Result<(), Halt> {
+        // NB. Never called: the core starts it as a job.
+        Err(RpcError::internal().into())
+    }
+
+    fn is_later(&self) -> bool {
+        true
+    }
+
+    fn start(&self, ctx: &Ctx<'_>, uri: &str, vars: &Vars) -> Result<ContentsFuture, Halt> {
+        self.0.read(ctx, uri, vars)
+    }
 }
 
 impl<F> ReadTemplate for F

@@ -387,6 +387,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a resource template whose reads come later (each runs as a job).
+    #[must_use]
+    pub fn async_resource_template(
+        self,
+        spec: TemplateSpec,
+        handler: impl crate::api::resources::AsyncReadTemplate,
+    ) -> Self {
+        self.resource_template(spec, crate::api::resources::LaterTemplate(handler))
+    }
+
     /// Records a `_meta` that is not an object, for [`ServerBuilder::build`].
     fn check_meta(&mut self, name: &str, meta: Option<&janus_model::json::Json>) {
         if meta.is_some_and(|m| !m.is_object()) {

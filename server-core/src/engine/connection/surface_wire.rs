@@ -57,6 +57,15 @@ fn cursor(msg: &Message<'_>) -> Result<Option<String>, ()> {
     }
 }
 
+/// A resource read whose answer comes later: a direct resource's or a template's.
+enum LaterRead {
+    Resource(std::sync::Arc<dyn crate::api::resources::ReadResource>),
+    Template(
+        std::sync::Arc<dyn crate::api::resources::ReadTemplate>,
+        crate::api::resources::Vars,
+    ),
+}
+
 impl Connection {
     /// `resources/subscribe` (`on`) or `resources/unsubscribe` on a handshake session.
     pub(super) fn subscribe(&self, id: Id<'_>, msg: &Message<'_>, out: &mut BytesMut, on: bool) {
@@ -354,17 +363,33 @@ impl Connection {
             super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         info.inputs = inputs.as_ref();
         let ctx = Ctx::inline(info, &self.notes);
-        let pending = s
+        // NB. A direct resource the caller sees comes first; a template only for a URI that
+        // names none.
+        let direct = s
             .resources
             .iter()
-            .find(|(r, h)| r.uri == uri && h.is_later() && server.shows(&ctx, Listed::Resource(r)))
-            .map(|(_, h)| std::sync::Arc::clone(h));
+            .find(|(r, _)| r.uri == uri && server.shows(&ctx, Listed::Resource(r)));
+        let pending = match direct {
+            Some((_, h)) => h
+                .is_later()
+                .then(|| LaterRead::Resource(std::sync::Arc::clone(h))),
+            None => s
+                .templates
+                .iter()
+                .filter(|(t, _)| server.shows(&ctx, Listed::Template(t)))
+                .find_map(|(t, h)| t.matches(&uri).map(|v| (v, h)))
+                .filter(|(_, h)| h.is_later())
+                .map(|(v, h)| LaterRead::Template(std::sync::Arc::clone(h), v)),
+        };
         if let Some(handler) = pending {
             drop(cat);
             let owned = uri.clone().into_owned();
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| handler.start(ctx, &owned))
-                    .map(|fut| later(fut, |body, c: &Contents| c.write(body)))
+                guarded(|| match &handler {
+                    LaterRead::Resource(h) => h.start(ctx, &owned),
+                    LaterRead::Template(h, vars) => h.start(ctx, &owned, vars),
+                })
+                .map(|fut| later(fut, |body, c: &Contents| c.write(body)))
             };
             self.start_later(
                 id,
