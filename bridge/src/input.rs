@@ -53,7 +53,9 @@ struct Parked {
 #[derive(Default)]
 pub(crate) struct Router {
     next: AtomicU64,
-    askers: Mutex<HashMap<u64, mpsc::UnboundedSender<Question>>>,
+    /// The calls in flight that may ask, and whether each is parked (a parked call waits
+    /// for the answer to its question: it asks nothing more until it is resumed).
+    askers: Mutex<HashMap<u64, (mpsc::UnboundedSender<Question>, bool)>>,
     parked: Mutex<HashMap<String, Parked>>,
 }
 
@@ -86,7 +88,7 @@ impl Router {
     pub(crate) fn register(self: &Arc<Self>) -> (Asker, mpsc::UnboundedReceiver<Question>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.askers).insert(id, tx);
+        lock(&self.askers).insert(id, (tx, false));
         (
             Asker {
                 router: Arc::clone(self),
@@ -105,13 +107,16 @@ impl Router {
     ) -> Result<String, Rejection> {
         let to = {
             let askers = lock(&self.askers);
-            if askers.len() != 1 {
-                return Err(refused(&format!(
-                    "the bridge cannot tell which request this {method} is for ({} calls in flight)",
-                    askers.len()
-                )));
+            let mut running = askers.values().filter(|(_, parked)| !parked);
+            match (running.next(), running.next()) {
+                (Some((tx, _)), None) => Some(tx.clone()),
+                _ => {
+                    let n = askers.values().filter(|(_, parked)| !parked).count();
+                    return Err(refused(&format!(
+                        "the bridge cannot tell which request this {method} is for ({n} calls in flight)"
+                    )));
+                }
             }
-            askers.values().next().cloned()
         };
         let (answer, answered) = oneshot::channel();
         let q = Question {
@@ -138,6 +143,7 @@ impl Router {
         answer: oneshot::Sender<Result<String, Rejection>>,
     ) -> String {
         let token = format!("bridge-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        self.mark(flight._asker.id, true);
         lock(&self.parked).insert(token.clone(), Parked { flight, answer });
         let router = Arc::downgrade(self);
         let key = token.clone();
@@ -156,9 +162,17 @@ impl Router {
     /// gave none, and the backend's question is refused).
     pub(crate) fn resume(&self, token: &str, answer: Option<String>) -> Option<InFlight> {
         let p = lock(&self.parked).remove(token)?;
+        self.mark(p.flight._asker.id, false);
         let _ = p
             .answer
             .send(answer.ok_or_else(|| refused("the client gave no answer")));
         Some(p.flight)
+    }
+
+    /// Marks the call `id` parked or running again.
+    fn mark(&self, id: u64, parked: bool) {
+        if let Some(a) = lock(&self.askers).get_mut(&id) {
+            a.1 = parked;
+        }
     }
 }
