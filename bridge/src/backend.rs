@@ -37,8 +37,21 @@ impl Backend {
     /// Connects to the backend once.
     pub(crate) async fn connect(transport: Transport, opts: Options) -> Result<Arc<Self>, Error> {
         let router = Arc::new(Router::default());
+        let (logs, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        let to = Arc::downgrade(&router);
+        tokio::spawn(async move {
+            while let Some(m) = heard.recv().await {
+                match to.upgrade() {
+                    Some(r) => r.log(m),
+                    None => return,
+                }
+            }
+        });
+        // NB. Every level is asked of the backend: each front request takes what it asked.
         let opts = Options {
             callbacks: callbacks(&router),
+            logs: Some(logs),
+            log_level: Some("debug".into()),
             ..opts
         };
         let again = transport.try_clone();

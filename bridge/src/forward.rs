@@ -3,13 +3,14 @@
 
 use crate::BridgeError;
 use crate::backend::Backend;
-use crate::input::{InFlight, Question, Router};
+use crate::input::{Event, InFlight, Question, Router};
 use janus_client::CallResult;
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
 use janus_model::result::ToolResult;
+use janus_server_core::LogLevel;
 use janus_server_core::prompts::{MessagesFuture, PromptArgs};
 use janus_server_core::resources::{ContentsFuture, Vars};
 use janus_server_core::tools::{Args, ToolFuture};
@@ -247,6 +248,7 @@ impl Forward {
 enum Next {
     Done(Result<Result<CallResult, janus_client::Error>, tokio::task::JoinError>),
     Asked(Question),
+    Logged(janus_client::LogMessage),
     Heard(Progress),
     Cancelled,
 }
@@ -313,9 +315,14 @@ const INPUT_KEY: &str = "input";
 fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Router>) -> ToolFuture {
     Box::pin(async move {
         loop {
+            // NB. Biased: what the backend sent before its answer (progress, log messages,
+            // requests for input) is taken before the answer.
             let next = tokio::select! {
-                r = &mut flight.call => Next::Done(r),
-                Some(q) = flight.questions.recv() => Next::Asked(q),
+                biased;
+                Some(e) = flight.questions.recv() => match e {
+                    Event::Ask(q) => Next::Asked(q),
+                    Event::Log(m) => Next::Logged(m),
+                },
                 Some(p) = async {
                     match flight.progress.as_mut() {
                         Some(rx) => rx.recv().await,
@@ -323,9 +330,11 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                     }
                 } => Next::Heard(p),
                 () = ctx.cancelled() => Next::Cancelled,
+                r = &mut flight.call => Next::Done(r),
             };
             match next {
                 Next::Heard(p) => ctx.progress(p.progress, p.total, p.message.as_deref()),
+                Next::Logged(m) => log(&ctx, m),
                 Next::Cancelled => {
                     // NB. A front request cancelled stops the backend's work too.
                     flight.cancel.fire();
@@ -352,6 +361,12 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                     }
                 },
                 Next::Done(Ok(Ok(r))) => {
+                    // NB. A log message the backend sent just before its answer may still be
+                    // on its way through the router: give it a turn, then send what came.
+                    tokio::task::yield_now().await;
+                    while let Ok(Event::Log(m)) = flight.questions.try_recv() {
+                        log(&ctx, m);
+                    }
                     return Ok(ToolResult {
                         content: r.content,
                         structured: r.structured.and_then(|s| Json::parse(s).ok()),
@@ -363,6 +378,14 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
             }
         }
     })
+}
+
+/// Sends a backend's log message with the front request: the request says which levels
+/// it wants (the backend was asked for every level).
+fn log(ctx: &janus_server_core::Context, m: janus_client::LogMessage) {
+    let level = LogLevel::from_wire(&m.level).unwrap_or(LogLevel::Info);
+    let data = Json::parse(m.data).unwrap_or_else(|_| Json::string("?"));
+    ctx.log(level, m.logger.as_deref(), &data);
 }
 
 /// The JSON-RPC error a front request gets for a backend's failure: the backend's own

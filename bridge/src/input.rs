@@ -12,7 +12,7 @@
 //! it to the call it is for): the bridge gives it to the one call in flight that may ask,
 //! and refuses it (`-32603`, saying why) when several are in flight.
 
-use janus_client::{CallResult, Cancel, Error, Progress, Rejection};
+use janus_client::{CallResult, Cancel, Error, LogMessage, Progress, Rejection};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,10 +33,16 @@ pub(crate) struct Question {
     pub(crate) answer: oneshot::Sender<Result<String, Rejection>>,
 }
 
+/// What the backend sends a call in flight: a request for input, or a log message.
+pub(crate) enum Event {
+    Ask(Question),
+    Log(LogMessage),
+}
+
 /// A backend call in flight, as the forwarding handler drives it.
 pub(crate) struct InFlight {
     pub(crate) call: tokio::task::JoinHandle<Result<CallResult, Error>>,
-    pub(crate) questions: mpsc::UnboundedReceiver<Question>,
+    pub(crate) questions: mpsc::UnboundedReceiver<Event>,
     pub(crate) progress: Option<mpsc::UnboundedReceiver<Progress>>,
     pub(crate) cancel: Cancel,
     /// Its place among the calls that may ask: given back when it is dropped.
@@ -55,7 +61,7 @@ pub(crate) struct Router {
     next: AtomicU64,
     /// The calls in flight that may ask, and whether each is parked (a parked call waits
     /// for the answer to its question: it asks nothing more until it is resumed).
-    askers: Mutex<HashMap<u64, (mpsc::UnboundedSender<Question>, bool)>>,
+    askers: Mutex<HashMap<u64, (mpsc::UnboundedSender<Event>, bool)>>,
     parked: Mutex<HashMap<String, Parked>>,
 }
 
@@ -85,7 +91,7 @@ fn refused(message: &str) -> Rejection {
 
 impl Router {
     /// A new call that may ask: its place, and where its questions come.
-    pub(crate) fn register(self: &Arc<Self>) -> (Asker, mpsc::UnboundedReceiver<Question>) {
+    pub(crate) fn register(self: &Arc<Self>) -> (Asker, mpsc::UnboundedReceiver<Event>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
         lock(&self.askers).insert(id, (tx, false));
@@ -124,7 +130,7 @@ impl Router {
             params,
             answer,
         };
-        if to.is_none_or(|tx| tx.send(q).is_err()) {
+        if to.is_none_or(|tx| tx.send(Event::Ask(q)).is_err()) {
             return Err(refused("the call that asked has ended"));
         }
         answered.await.unwrap_or_else(|_| {
@@ -132,6 +138,19 @@ impl Router {
                 "the client did not answer in time (its requestState expired)",
             ))
         })
+    }
+
+    /// A log message of the backend's: to the one call in flight (a legacy backend's names
+    /// no request either), which sends it at its request's log level; dropped otherwise.
+    pub(crate) fn log(&self, m: LogMessage) {
+        let askers = lock(&self.askers);
+        let mut running = askers.values().filter(|(_, parked)| !parked);
+        match (running.next(), running.next()) {
+            (Some((tx, _)), None) => {
+                let _ = tx.send(Event::Log(m));
+            }
+            _ => tracing::debug!(level = %m.level, "a backend log message for no one call"),
+        }
     }
 
     /// Parks a call until its retry comes with the answer to `answer`'s question: the token

@@ -114,7 +114,13 @@ for l in "${lanes[@]}"; do
       sed -E 's/^(test [a-z0-9_]+ \.\.\. |\.+)//' "$base/client-matrix.log" | grep -E '^\| ' >"$base/client-matrix.md" || true
       grep -E '^(test |\| )|panicked|test result' "$base/client-matrix.log" || true
       ;;
-    *) fail "unknown lane $l (v2, v1, http or client)" ;;
+    bridge)
+      venv "$base/venv-py-v1-mcp-$MCP_V1" "$MCP_V1"
+      JANUS_BRIDGE_PY_V1="$PWD/$base/venv-py-v1-mcp-$MCP_V1/bin/python" \
+        lane py-v2 "$MCP_V2" bridge_v2.py || failed=1
+      lane py-v1 "$MCP_V1" bridge_v1.py || failed=1
+      ;;
+    *) fail "unknown lane $l (v2, v1, http, client or bridge)" ;;
   esac
 done
 exit "$failed"

@@ -189,7 +189,13 @@ impl Client {
         let n = described(r, version, true);
         let line = lock(&self.inner.core).notification("notifications/initialized", "");
         let _ = self.inner.out.send(line);
-        if let Some(level) = identity.log_level.as_deref() {
+        // NB. Only a server that declares `logging` is asked for its log messages.
+        let logs = n
+            .capabilities
+            .as_deref()
+            .and_then(|c| janus_codec::RawJson::parse(c).ok())
+            .is_some_and(|c| c.get("logging").is_some());
+        if let Some(level) = identity.log_level.as_deref().filter(|_| logs) {
             let mut m = bytes::BytesMut::new();
             m.extend_from_slice(br#""level":"#);
             janus_codec::encode::write_str(&mut m, level);
