@@ -191,6 +191,16 @@ async fn prompts_and_resources_are_forwarded_in_both_directions() {
             got.messages[0].1.as_text().is_some_and(|t| t.contains('a')),
             "{label}: {got:?}"
         );
+        let values = c
+            .complete(
+                janus_client::CompletionRef::Prompt("test_prompt_with_arguments"),
+                "arg1",
+                "par",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(values, ["paris", "park", "party"], "{label}");
         // The backend's rejection (a required argument missing) reaches the client.
         let e = c
             .get_prompt("test_prompt_with_arguments", &[])

@@ -11,6 +11,7 @@ use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
 use janus_model::result::ToolResult;
 use janus_server_core::LogLevel;
+use janus_server_core::complete::{AsyncComplete, CompletionRequest, ValuesFuture};
 use janus_server_core::prompts::{MessagesFuture, PromptArgs};
 use janus_server_core::resources::{ContentsFuture, Vars};
 use janus_server_core::tools::{Args, ToolFuture};
@@ -39,15 +40,18 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeError> {
     let client = backend.client()?;
     let negotiated = client.negotiated();
-    let (mut info, mut instructions) = (
+    let (mut info, mut instructions, mut capabilities) = (
         negotiated.server_info.clone(),
         negotiated.instructions.clone(),
+        negotiated.capabilities.clone(),
     );
     if info.is_none() && negotiated.version.is_modern() {
         let reply = client.discover().await?;
-        let [i, text, meta] = reply
-            .result()
-            .get_many(["serverInfo", "instructions", "_meta"]);
+        let [i, text, meta, caps] =
+            reply
+                .result()
+                .get_many(["serverInfo", "instructions", "_meta", "capabilities"]);
+        capabilities = caps.map(|c| c.as_str().to_owned());
         // NB. 2026-07-28 stamps the server's identity on every result, discover's included.
         let stamped = meta.and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
         info = i.or(stamped).map(|i| i.as_str().to_owned());
@@ -71,7 +75,11 @@ pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeE
         let handler = Forward::new(backend, &spec.name);
         b = b.async_tool(spec, handler);
     }
-    b = prompts_and_resources(backend, &client, b).await?;
+    let completes = capabilities
+        .as_deref()
+        .and_then(|c| RawJson::parse(c).ok())
+        .is_some_and(|c| c.get("completions").is_some());
+    b = prompts_and_resources(backend, &client, b, completes).await?;
     b.build().map_err(|e| BridgeError::Spec(e.to_string()))
 }
 
@@ -92,12 +100,23 @@ async fn prompts_and_resources(
     backend: &Arc<Backend>,
     client: &Client,
     mut b: janus_server_core::server::ServerBuilder,
+    completes: bool,
 ) -> Result<janus_server_core::server::ServerBuilder, BridgeError> {
     let prompts = match client.list_prompts().await {
         Ok(p) => p,
         Err(e) => absent(e, "prompts")?,
     };
     for spec in prompts {
+        if completes {
+            for a in &spec.arguments {
+                b = b.async_complete(
+                    false,
+                    &spec.name,
+                    &a.name,
+                    Completer::new(backend, false, &spec.name),
+                );
+            }
+        }
         let backend = Arc::clone(backend);
         let name: Arc<str> = Arc::from(spec.name.as_str());
         b = b.async_prompt(spec, move |_: &Ctx<'_>, args: PromptArgs<'_>| {
@@ -150,6 +169,17 @@ async fn prompts_and_resources(
         Err(e) => absent(e, "resource templates")?,
     };
     for spec in templates {
+        if completes {
+            let vars: Vec<String> = spec.variables().map(str::to_owned).collect();
+            for v in vars {
+                b = b.async_complete(
+                    true,
+                    &spec.uri_template,
+                    &v,
+                    Completer::new(backend, true, &spec.uri_template),
+                );
+            }
+        }
         let backend = Arc::clone(backend);
         b = b.async_resource_template(spec, move |_: &Ctx<'_>, uri: &str, _: &Vars| {
             let backend = Arc::clone(&backend);
@@ -159,6 +189,62 @@ async fn prompts_and_resources(
         });
     }
     Ok(b)
+}
+
+/// A completion of a backend's prompt argument or template variable, forwarded.
+struct Completer {
+    backend: Arc<Backend>,
+    template: bool,
+    target: Arc<str>,
+}
+
+impl Completer {
+    fn new(backend: &Arc<Backend>, template: bool, target: &str) -> Self {
+        Self {
+            backend: Arc::clone(backend),
+            template,
+            target: Arc::from(target),
+        }
+    }
+}
+
+impl AsyncComplete for Completer {
+    fn complete(&self, _: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
+        let (argument, value) = (req.argument().to_owned(), req.value().to_owned());
+        let context: Vec<(String, String)> = req
+            .context()
+            .map(|c| {
+                c.members()
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k.into_owned(), v.as_string()?.into_owned())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (backend, template, target) = (
+            Arc::clone(&self.backend),
+            self.template,
+            Arc::clone(&self.target),
+        );
+        Ok(Box::pin(async move {
+            let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
+            let reference = if template {
+                janus_client::CompletionRef::Template(&target)
+            } else {
+                janus_client::CompletionRef::Prompt(&target)
+            };
+            let context: Vec<(&str, &str)> = context
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            client
+                .complete(reference, &argument, &value, &context)
+                .await
+                .map_err(|e| {
+                    backend.failed(&e);
+                    Halt::from(rejection_of(&e))
+                })
+        }))
+    }
 }
 
 /// `resources/read` of `uri` at the backend.

@@ -6,8 +6,10 @@
 //! arguments already hold) and returns the candidates. At most 100 go out, with `total` and
 //! `hasMore`; a reference with no handler gets no values, not an error.
 
-use crate::api::ctx::Ctx;
+use crate::api::ctx::{BoxFuture, Ctx};
+use crate::api::halt::Halt;
 use janus_codec::RawJson;
+use janus_model::json::RpcError;
 
 /// The most values one answer holds (the specification's limit).
 pub const MAX_VALUES: usize = 100;
@@ -47,6 +49,67 @@ impl CompletionRequest<'_> {
 pub trait Complete: Send + Sync + 'static {
     /// The candidates for `req`, best first.
     fn complete(&self, ctx: &Ctx<'_>, req: &CompletionRequest<'_>) -> Vec<String>;
+
+    /// True for a handler whose answer comes later ([`AsyncComplete`]).
+    #[doc(hidden)]
+    fn is_later(&self) -> bool {
+        false
+    }
+
+    /// Starts a handler whose answer comes later.
+    #[doc(hidden)]
+    fn start(&self, _ctx: &Ctx<'_>, _req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
+        Err(RpcError::internal().into())
+    }
+}
+
+/// The future of an asynchronous completion: the candidates, best first.
+pub type ValuesFuture = BoxFuture<Result<Vec<String>, Halt>>;
+
+/// A completion handler whose answer comes later: it copies what it needs of the request
+/// and returns the work, which the driver runs as a job.
+pub trait AsyncComplete: Send + Sync + 'static {
+    /// Starts a completion.
+    ///
+    /// # Errors
+    ///
+    /// The JSON-RPC error the request gets at once.
+    fn complete(&self, ctx: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt>;
+}
+
+impl<F> AsyncComplete for F
+where
+    F: Fn(&Ctx<'_>, &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> + Send + Sync + 'static,
+{
+    fn complete(&self, ctx: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
+        self(ctx, req)
+    }
+}
+
+/// An [`AsyncComplete`] where a [`Complete`] is kept.
+pub(crate) struct LaterComplete<H>(pub(crate) H);
+
+impl<H: AsyncComplete> Complete for LaterComplete<H> {
+    fn complete(&self, _: &Ctx<'_>, _: &CompletionRequest<'_>) -> Vec<String> {
+        // NB. Never called: the core starts it as a job.
+        Vec::new()
+    }
+
+    fn is_later(&self) -> bool {
+        true
+    }
+
+    fn start(&self, ctx: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
+        self.0.complete(ctx, req)
+    }
+}
+
+impl CompletionRequest<'_> {
+    /// `context.arguments` as sent (a JSON object), for a handler that passes it on.
+    #[must_use]
+    pub fn context(&self) -> Option<RawJson<'_>> {
+        self.context
+    }
 }
 
 impl<F> Complete for F

@@ -423,6 +423,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Completes argument `argument` of prompt `prompt`, or (`template`) variable
+    /// `argument` of the resource template `prompt` names, with a handler whose answer comes
+    /// later (its work runs as a job).
+    #[must_use]
+    pub fn async_complete(
+        mut self,
+        template: bool,
+        prompt_or_template: &str,
+        argument: &str,
+        handler: impl crate::api::complete::AsyncComplete,
+    ) -> Self {
+        let to = if template {
+            CompletionRef::Template(prompt_or_template.to_owned())
+        } else {
+            CompletionRef::Prompt(prompt_or_template.to_owned())
+        };
+        self.surface.completions.push((
+            to,
+            argument.to_owned(),
+            Arc::new(crate::api::complete::LaterComplete(handler)),
+        ));
+        self
+    }
+
     /// Completes variable `variable` of the resource template `uri_template`.
     #[must_use]
     pub fn complete_template_variable(

@@ -231,7 +231,7 @@ impl Connection {
             Method::ResourcesList => self.resources_list(id, msg, shape, out, false),
             Method::TemplatesList => self.resources_list(id, msg, shape, out, true),
             Method::ResourcesRead => self.resources_read(id, msg, shape, out, slot),
-            Method::Complete => self.complete(id, msg, shape, out),
+            Method::Complete => self.complete(id, msg, shape, out, slot),
             Method::SetLevel => self.set_level(id, msg, out),
             Method::Subscribe => self.subscribe(id, msg, out, true),
             Method::Unsubscribe => self.subscribe(id, msg, out, false),

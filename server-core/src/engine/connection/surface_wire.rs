@@ -489,7 +489,14 @@ impl Connection {
         true
     }
 
-    pub(super) fn complete(&self, id: Id<'_>, msg: &Message<'_>, shape: Shape, out: &mut BytesMut) {
+    pub(super) fn complete(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        out: &mut BytesMut,
+        slot: crate::engine::connection::jobs::Slot,
+    ) {
         let reference = msg.param("ref");
         let kind = reference
             .and_then(|r| r.get("type"))
@@ -545,6 +552,21 @@ impl Connection {
             value: &value,
             context: msg.param("context").and_then(|c| c.get("arguments")),
         };
+        if let Some(h) = cat
+            .surface
+            .completions
+            .iter()
+            .find(|(to, arg, h)| *to == target && *arg == *name && h.is_later())
+            .map(|(_, _, h)| std::sync::Arc::clone(h))
+        {
+            drop(cat);
+            let started = |ctx: &Ctx<'_>| {
+                guarded(|| h.start(ctx, &req))
+                    .map(|fut| later(fut, |body, v| write_values(body, v)))
+            };
+            self.start_later(id, msg, shape, None, slot, None, started, out);
+            return;
+        }
         let info = super::request_info(&self.session, self.principal.as_deref(), id, msg, shape);
         let ctx = Ctx::inline(info, &self.notes);
         let values = match cat.surface.completion(&target, &name) {
@@ -558,23 +580,30 @@ impl Connection {
             None => Vec::new(),
         };
         encode::begin_result(out, id);
-        out.extend_from_slice(br#"{"completion":{"values":["#);
-        for (i, v) in values.iter().take(MAX_VALUES).enumerate() {
-            if i > 0 {
-                out.put_u8(b',');
-            }
-            encode::write_str(out, v);
-        }
-        out.extend_from_slice(br#"],"total":"#);
-        encode::write_i64(out, i64::try_from(values.len()).unwrap_or(i64::MAX));
-        out.extend_from_slice(if values.len() > MAX_VALUES {
-            br#","hasMore":true}"#
-        } else {
-            br#","hasMore":false}"#
-        });
+        let mut body = BytesMut::new();
+        write_values(&mut body, &values);
+        out.extend_from_slice(&body[..body.len() - 1]);
         answers::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
     }
+}
+
+/// `{"completion":{"values":[...],"total":N,"hasMore":B}}`: at most [`MAX_VALUES`] values.
+fn write_values(out: &mut BytesMut, values: &[String]) {
+    out.extend_from_slice(br#"{"completion":{"values":["#);
+    for (i, v) in values.iter().take(MAX_VALUES).enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        encode::write_str(out, v);
+    }
+    out.extend_from_slice(br#"],"total":"#);
+    encode::write_i64(out, i64::try_from(values.len()).unwrap_or(i64::MAX));
+    out.extend_from_slice(if values.len() > MAX_VALUES {
+        br#","hasMore":true}}"#
+    } else {
+        br#","hasMore":false}}"#
+    });
 }
 
 /// The work of a handler whose answer comes later: its output encoded by `write` into the
