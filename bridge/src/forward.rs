@@ -109,8 +109,7 @@ async fn prompts_and_resources(
     for spec in prompts {
         if completes {
             for a in &spec.arguments {
-                b = b.async_complete(
-                    false,
+                b = b.async_complete_prompt_argument(
                     &spec.name,
                     &a.name,
                     Completer::new(backend, false, &spec.name),
@@ -172,8 +171,7 @@ async fn prompts_and_resources(
         if completes {
             let vars: Vec<String> = spec.variables().map(str::to_owned).collect();
             for v in vars {
-                b = b.async_complete(
-                    true,
+                b = b.async_complete_template_variable(
                     &spec.uri_template,
                     &v,
                     Completer::new(backend, true, &spec.uri_template),

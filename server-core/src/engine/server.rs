@@ -423,28 +423,36 @@ impl ServerBuilder {
         self
     }
 
-    /// Completes argument `argument` of prompt `prompt`, or (`template`) variable
-    /// `argument` of the resource template `prompt` names, with a handler whose answer comes
+    /// Completes argument `argument` of prompt `prompt` with a handler whose answer comes
     /// later (its work runs as a job).
     #[must_use]
-    pub fn async_complete(
-        mut self,
-        template: bool,
-        prompt_or_template: &str,
+    pub fn async_complete_prompt_argument(
+        self,
+        prompt: &str,
         argument: &str,
         handler: impl crate::api::complete::AsyncComplete,
     ) -> Self {
-        let to = if template {
-            CompletionRef::Template(prompt_or_template.to_owned())
-        } else {
-            CompletionRef::Prompt(prompt_or_template.to_owned())
-        };
-        self.surface.completions.push((
-            to,
-            argument.to_owned(),
-            Arc::new(crate::api::complete::LaterComplete(handler)),
-        ));
-        self
+        self.complete_prompt_argument(
+            prompt,
+            argument,
+            crate::api::complete::LaterComplete(handler),
+        )
+    }
+
+    /// Completes variable `variable` of the resource template `uri_template` with a handler
+    /// whose answer comes later (its work runs as a job).
+    #[must_use]
+    pub fn async_complete_template_variable(
+        self,
+        uri_template: &str,
+        variable: &str,
+        handler: impl crate::api::complete::AsyncComplete,
+    ) -> Self {
+        self.complete_template_variable(
+            uri_template,
+            variable,
+            crate::api::complete::LaterComplete(handler),
+        )
     }
 
     /// Completes variable `variable` of the resource template `uri_template`.
