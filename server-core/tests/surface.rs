@@ -388,6 +388,85 @@ fn completions_see_the_value_and_the_context_and_are_capped_at_100() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn completions_and_template_reads_whose_answer_comes_later_run_as_jobs() {
+    let server = Server::builder("later", "1")
+        .prompt(
+            PromptSpec::new("p", "P").argument("who", "Who", false),
+            |_: &Ctx<'_>, _: PromptArgs<'_>, out: &mut PromptMessages| {
+                out.user(Content::text("hi"));
+                Ok(())
+            },
+        )
+        .async_complete_prompt_argument(
+            "p",
+            "who",
+            |_: &Ctx<'_>, req: &janus_server_core::complete::CompletionRequest<'_>| {
+                let typed = req.value().to_owned();
+                let work: janus_server_core::complete::ValuesFuture = Box::pin(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    Ok(vec![format!("{typed}1"), format!("{typed}2")])
+                });
+                Ok(work)
+            },
+        )
+        .async_resource_template(
+            TemplateSpec::new("later://{id}", "later").unwrap(),
+            |_: &Ctx<'_>, uri: &str, vars: &Vars| {
+                let (uri, id) = (
+                    uri.to_owned(),
+                    vars.get("id").unwrap_or_default().to_owned(),
+                );
+                let work: janus_server_core::resources::ContentsFuture = Box::pin(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                    let mut c = Contents::default();
+                    if id != "none" {
+                        c.text(&uri, None, &format!("item {id}"));
+                    }
+                    Ok(c)
+                });
+                Ok(work)
+            },
+        )
+        .build()
+        .unwrap();
+    for legacy in [false, true] {
+        let mut m = Client::with(Arc::clone(&server));
+        let call = |id: i64, method: &str, members: &str| {
+            if legacy {
+                support::legacy(
+                    id,
+                    method,
+                    &format!("{{{}}}", members.trim_end_matches(',')),
+                )
+            } else {
+                modern(id, method, members)
+            }
+        };
+        if legacy {
+            m.initialize("2025-06-18");
+        }
+        m.job(&call(
+            1,
+            "completion/complete",
+            r#""ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"who","value":"an"},"#,
+        ));
+        let r = m.finish().await;
+        assert_eq!(
+            r["result"]["completion"],
+            json!({"values": ["an1", "an2"], "total": 2, "hasMore": false}),
+            "{r}"
+        );
+        m.job(&call(2, "resources/read", r#""uri":"later://7","#));
+        let r = m.finish().await;
+        assert_eq!(r["result"]["contents"][0]["text"], "item 7", "{r}");
+        // An empty read is not found, in the era's code.
+        m.job(&call(3, "resources/read", r#""uri":"later://none","#));
+        let r = m.finish().await;
+        assert_eq!(code(&r), if legacy { -32002 } else { -32602 }, "{r}");
+    }
+}
+
 #[test]
 fn legacy_log_records_follow_set_level() {
     let mut c = legacy_client("2025-11-25");
