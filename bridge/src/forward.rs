@@ -141,11 +141,11 @@ async fn prompts_and_resources(
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect();
-                let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
-                client.get_prompt(&name, &pairs).await.map_err(|e| {
-                    backend.failed(&e);
-                    Halt::from(rejection_of(&e))
-                })
+                let client = connected(&backend)?;
+                client
+                    .get_prompt(&name, &pairs)
+                    .await
+                    .map_err(|e| halted(&backend, &e))
             });
             Ok(work)
         });
@@ -224,7 +224,7 @@ impl AsyncComplete for Completer {
             Arc::clone(&self.target),
         );
         Ok(Box::pin(async move {
-            let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
+            let client = connected(&backend)?;
             let reference = if template {
                 janus_client::CompletionRef::Template(&target)
             } else {
@@ -237,24 +237,30 @@ impl AsyncComplete for Completer {
             client
                 .complete(reference, &argument, &value, &context)
                 .await
-                .map_err(|e| {
-                    backend.failed(&e);
-                    Halt::from(rejection_of(&e))
-                })
+                .map_err(|e| halted(&backend, &e))
         }))
     }
 }
 
 /// `resources/read` of `uri` at the backend.
 async fn read(backend: &Arc<Backend>, uri: &str) -> Result<Contents, Halt> {
-    let client = backend.client().map_err(|e| Halt::from(rejection_of(&e)))?;
+    let client = connected(backend)?;
     match client.read_resource(uri).await {
         Ok(items) => Ok(Contents { items }),
-        Err(e) => {
-            backend.failed(&e);
-            Err(Halt::from(rejection_of(&e)))
-        }
+        Err(e) => Err(halted(backend, &e)),
     }
+}
+
+/// The backend's connection, or the error a front request gets while there is none.
+fn connected(backend: &Backend) -> Result<Arc<Client>, Halt> {
+    backend.client().map_err(|e| Halt::from(rejection_of(&e)))
+}
+
+/// A backend request failed with `e`: the backend hears of it (a broken connection is made
+/// again), and the front request gets its error.
+fn halted(backend: &Arc<Backend>, e: &janus_client::Error) -> Halt {
+    backend.failed(e);
+    rejection_of(e).into()
 }
 
 /// Follows the backend's notifications while the bridge lives: a change of its tools is
@@ -351,10 +357,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
             };
             return Ok(drive(flight, ctx.to_owned(), Arc::clone(&self.router)));
         }
-        let client = self
-            .backend
-            .client()
-            .map_err(|e| Halt::from(rejection_of(&e)))?;
+        let client = connected(&self.backend)?;
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
         let (progress, heard) = if ctx.progress_token().is_some() {

@@ -253,7 +253,7 @@ impl Content {
             "resource",
             "annotations",
         ]);
-        let s = |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+        let s = crate::json::owned_string;
         let read = match kind.and_then(RawJson::as_string).as_deref() {
             Some("text") => s(text).map(Block::Text),
             Some("image") => s(data)

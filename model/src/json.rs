@@ -176,6 +176,12 @@ pub fn number(n: f64) -> String {
     }
 }
 
+/// The text a JSON string member holds (escapes decoded), owned; `None` for anything else.
+pub(crate) fn owned_string(v: Option<janus_codec::RawJson<'_>>) -> Option<String> {
+    v.and_then(janus_codec::RawJson::as_string)
+        .map(std::borrow::Cow::into_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

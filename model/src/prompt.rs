@@ -2,7 +2,7 @@
 //! `prompts/get` answers ([`PromptMessages`]), built by a server, read by a client.
 
 use crate::content::{Content, Icon, Role};
-use crate::json::Json;
+use crate::json::{Json, owned_string as string};
 use janus_codec::RawJson;
 
 /// One argument of a prompt.
@@ -189,8 +189,4 @@ impl PromptMessages {
             messages,
         })
     }
-}
-
-fn string(v: Option<RawJson<'_>>) -> Option<String> {
-    v.and_then(RawJson::as_string).map(|c| c.into_owned())
 }

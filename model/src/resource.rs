@@ -4,7 +4,7 @@
 //! client.
 
 use crate::content::{Icon, ResourceBody};
-use crate::json::Json;
+use crate::json::{Json, owned_string as string};
 use base64::Engine as _;
 use janus_codec::RawJson;
 
@@ -475,10 +475,6 @@ impl Contents {
             .unwrap_or_default();
         Self { items }
     }
-}
-
-fn string(v: Option<RawJson<'_>>) -> Option<String> {
-    v.and_then(RawJson::as_string).map(|c| c.into_owned())
 }
 
 #[cfg(test)]

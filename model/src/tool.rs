@@ -263,8 +263,7 @@ impl ToolSpec {
             "icons",
             "_meta",
         ]);
-        let string =
-            |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+        let string = crate::json::owned_string;
         let object = |v: Option<RawJson<'_>>| v.filter(|v| v.is_object()).map(Json::from_raw);
         let name = string(name).ok_or("a tool without a string name")?;
         let input_schema =
@@ -341,8 +340,7 @@ pub fn read_icons(icons: RawJson<'_>) -> Vec<Icon> {
         .iter_elements()
         .filter_map(|i| {
             let [src, mime, sizes, theme] = i.get_many(["src", "mimeType", "sizes", "theme"]);
-            let string =
-                |v: Option<RawJson<'_>>| v.and_then(RawJson::as_string).map(|c| c.into_owned());
+            let string = crate::json::owned_string;
             let mut icon = Icon::new(&string(src)?);
             icon.mime_type = string(mime);
             icon.theme = string(theme);
