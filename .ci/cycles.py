@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CRATES = ["codec/src", "model/src", "server-core/src", "client/src", "bridge/src", "benches/src", "src"]
+CRATES = ["codec/src", "model/src", "server-core/src", "client/src", "bridge/src", "redis-store/src", "benches/src", "src"]
 PATH = re.compile(r"\b(crate|super)((?:::\w+)+)")
 USE_GROUP = re.compile(r"\buse\s+(crate|super)((?:::\w+)*)::\{([^;]*)\}", re.S)
 

@@ -11,6 +11,7 @@ mod bench;
 mod client_cli;
 mod conformance_client;
 mod fixtures;
+mod store;
 
 use clap::{Parser, Subcommand};
 use janus_server_core::demo;
@@ -41,6 +42,9 @@ enum Tools {
     /// bridge's fault tests).
     #[value(hide = true)]
     Faults,
+    /// The demo tools, plus a tool that changes the tool list (for the scale-out tests).
+    #[value(hide = true)]
+    Scale,
 }
 
 // NB. Parsed once at start: the size of the largest variant costs nothing.
@@ -111,6 +115,16 @@ enum Command {
         /// requests (sampling, elicitation, roots).
         #[arg(long, default_value_t = 300)]
         input_timeout_secs: u64,
+        /// Where tasks and list changes live: `memory` (this process alone), or a Redis URL
+        /// (`redis://[:password@]host[:port][/db]`) shared by every replica given the same:
+        /// a task made through one is read, awaited and cancelled through any, and a list
+        /// change reaches every replica's clients. Redis unreachable at start: exit 2.
+        #[arg(long, default_value = "memory", value_name = "URL")]
+        store: String,
+        /// What every Redis key and channel starts with: deployments that share one Redis
+        /// need different ones.
+        #[arg(long, default_value = "janus:")]
+        store_prefix: String,
         #[command(flatten)]
         auth: auth::AuthArgs,
     },
@@ -195,6 +209,8 @@ fn main() -> ExitCode {
             state_key,
             state_ttl_secs,
             input_timeout_secs,
+            store,
+            store_prefix,
             auth,
         } => {
             init_logs();
@@ -238,6 +254,7 @@ fn main() -> ExitCode {
                 Tools::Conformance => fixtures::builder(),
                 Tools::Names => fixtures::names::builder(),
                 Tools::Faults => fixtures::faults::builder(),
+                Tools::Scale => fixtures::scale_builder(),
             };
             if let Some(k) = &state_key {
                 builder = builder.state_key(k.as_bytes());
@@ -245,6 +262,21 @@ fn main() -> ExitCode {
             let builder = builder
                 .state_ttl(std::time::Duration::from_secs(state_ttl_secs))
                 .input_timeout(std::time::Duration::from_secs(input_timeout_secs));
+            let runtime = match runtime(listen.is_none() && http.is_none()) {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot start the runtime");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let shared = match runtime.block_on(store::open(&store, &store_prefix)) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(error = %e, "no store");
+                    return ExitCode::from(2);
+                }
+            };
+            let builder = shared.install(builder);
             let server = match builder.build() {
                 Ok(s) => s,
                 Err(e) => {
@@ -252,10 +284,16 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            if matches!(tools, Tools::Conformance) {
+            if matches!(tools, Tools::Conformance | Tools::Scale) {
                 fixtures::serving(&server);
             }
-            run_serve(server, listen, http.map(|(a, c)| (a, c, auth)), config)
+            run_serve(
+                runtime,
+                server,
+                listen,
+                http.map(|(a, c)| (a, c, auth)),
+                config,
+            )
         }
         Command::Tools { target } => client_cli::tools(&target),
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
@@ -295,7 +333,22 @@ type Auth = (
     janus_server_core::http::ProtectedResource,
 );
 
+/// The runtime of `janus serve`: one thread for one stdio connection, every core otherwise
+/// (one process uses the whole machine).
+fn runtime(single: bool) -> std::io::Result<tokio::runtime::Runtime> {
+    if single {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    }
+}
+
 fn run_serve(
+    runtime: tokio::runtime::Runtime,
     server: std::sync::Arc<janus_server_core::Server>,
     listen: Option<SocketAddr>,
     http: Option<(
@@ -305,23 +358,6 @@ fn run_serve(
     )>,
     config: Config,
 ) -> ExitCode {
-    let runtime = if listen.is_none() && http.is_none() {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        // Every core serves: one process uses the whole machine.
-        tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-    };
-    let runtime = match runtime {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the runtime");
-            return ExitCode::FAILURE;
-        }
-    };
     let result = runtime.block_on(async move {
         let shutdown = Shutdown::new();
         let on_signal = shutdown.clone();

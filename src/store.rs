@@ -1,0 +1,55 @@
+//! `janus serve --store`: where the tasks and list changes of a process live.
+
+use janus_server_core::server::ServerBuilder;
+
+/// The store a process was given.
+pub(crate) enum Shared {
+    /// This process's own memory (the default).
+    Memory,
+    /// A Redis that replicas share.
+    #[cfg(feature = "redis")]
+    Redis(janus_redis::Redis),
+}
+
+/// Opens the store `url` names: `memory`, or a Redis URL (connected and checked here).
+pub(crate) async fn open(url: &str, prefix: &str) -> Result<Shared, String> {
+    if url == "memory" {
+        return Ok(Shared::Memory);
+    }
+    if !(url.starts_with("redis://") || url.starts_with("redis+unix://")) {
+        return Err(format!(
+            "--store takes `memory` or a redis:// URL, not {}",
+            url.split("://").next().unwrap_or(url)
+        ));
+    }
+    open_redis(url, prefix).await
+}
+
+#[cfg(feature = "redis")]
+async fn open_redis(url: &str, prefix: &str) -> Result<Shared, String> {
+    let options = janus_redis::Options {
+        prefix: prefix.to_owned(),
+        ..janus_redis::Options::default()
+    };
+    let redis = janus_redis::Redis::connect(url, options)
+        .await
+        .map_err(|e| e.to_string())?;
+    tracing::info!(prefix, "tasks and list changes shared through Redis");
+    Ok(Shared::Redis(redis))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn open_redis(_url: &str, _prefix: &str) -> Result<Shared, String> {
+    Err("this janus was built without the `redis` feature".to_owned())
+}
+
+impl Shared {
+    /// Gives the server the store and bus (the default ones for memory).
+    pub(crate) fn install(&self, builder: ServerBuilder) -> ServerBuilder {
+        match self {
+            Self::Memory => builder,
+            #[cfg(feature = "redis")]
+            Self::Redis(r) => builder.task_store(r.task_store()).bus(r.bus()),
+        }
+    }
+}
