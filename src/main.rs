@@ -11,6 +11,7 @@ mod bench;
 mod client_cli;
 mod conformance_client;
 mod fixtures;
+mod metrics;
 mod store;
 
 use clap::{Parser, Subcommand};
@@ -125,6 +126,15 @@ enum Command {
         /// need different ones.
         #[arg(long, default_value = "janus:")]
         store_prefix: String,
+        /// Serve `/metrics` (Prometheus text format), `/healthz` and `/readyz` on this
+        /// address (keep it off the public network).
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<SocketAddr>,
+        /// Seconds between a SIGTERM and the start of the drain, while `/readyz` already
+        /// answers 503 (so a balancer stops sending first). Default: 1 with `--metrics`,
+        /// else 0.
+        #[arg(long, value_name = "SECS")]
+        unready_secs: Option<u64>,
         #[command(flatten)]
         auth: auth::AuthArgs,
     },
@@ -211,6 +221,8 @@ fn main() -> ExitCode {
             input_timeout_secs,
             store,
             store_prefix,
+            metrics,
+            unready_secs,
             auth,
         } => {
             init_logs();
@@ -246,6 +258,10 @@ fn main() -> ExitCode {
                         max_sessions,
                         session_idle: std::time::Duration::from_secs(session_idle_secs),
                         max_streams,
+                        observe: metrics.is_some().then(|| {
+                            std::sync::Arc::new(metrics::Requests)
+                                as std::sync::Arc<dyn janus_server_core::http::Observe>
+                        }),
                     },
                 )
             });
@@ -276,7 +292,33 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let builder = shared.install(builder);
+            let builder = shared.install(builder, metrics.is_some());
+            let watch = match metrics {
+                None => None,
+                Some(addr) => {
+                    let handle = match metrics::install() {
+                        Ok(h) => h,
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot record metrics");
+                            return ExitCode::FAILURE;
+                        }
+                    };
+                    let listener = match runtime.block_on(metrics::bind(addr)) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            tracing::error!(error = %e, %addr, "cannot listen for metrics");
+                            return ExitCode::from(2);
+                        }
+                    };
+                    Some(Watch {
+                        listener,
+                        handle,
+                        store_ready: shared.ready(),
+                    })
+                }
+            };
+            let unready =
+                std::time::Duration::from_secs(unready_secs.unwrap_or(u64::from(watch.is_some())));
             let server = match builder.build() {
                 Ok(s) => s,
                 Err(e) => {
@@ -293,6 +335,7 @@ fn main() -> ExitCode {
                 listen,
                 http.map(|(a, c)| (a, c, auth)),
                 config,
+                (watch, unready),
             )
         }
         Command::Tools { target } => client_cli::tools(&target),
@@ -347,6 +390,13 @@ fn runtime(single: bool) -> std::io::Result<tokio::runtime::Runtime> {
     }
 }
 
+/// The metrics endpoint of `janus serve --metrics`, before it serves.
+struct Watch {
+    listener: tokio::net::TcpListener,
+    handle: metrics_exporter_prometheus::PrometheusHandle,
+    store_ready: Option<metrics::Ready>,
+}
+
 fn run_serve(
     runtime: tokio::runtime::Runtime,
     server: std::sync::Arc<janus_server_core::Server>,
@@ -357,13 +407,21 @@ fn run_serve(
         Option<Auth>,
     )>,
     config: Config,
+    (watch, unready): (Option<Watch>, std::time::Duration),
 ) -> ExitCode {
     let result = runtime.block_on(async move {
         let shutdown = Shutdown::new();
         let on_signal = shutdown.clone();
         let ending = std::sync::Arc::clone(&server);
+        let serving = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let unready_now = std::sync::Arc::clone(&serving);
         tokio::spawn(async move {
             stop_signal().await;
+            // NB. Not ready first (a balancer stops sending), then the drain.
+            unready_now.store(false, std::sync::atomic::Ordering::Relaxed);
+            if !unready.is_zero() {
+                tokio::time::sleep(unready).await;
+            }
             // NB. The trigger comes first: a log line must never stand in its way.
             on_signal.trigger();
             // Open `subscriptions/listen` streams are answered and closed, not cut.
@@ -374,6 +432,18 @@ fn run_serve(
             let listener = tokio::net::TcpListener::bind(addr).await?;
             let bound = listener.local_addr()?;
             let service = janus_server_core::http::McpService::new(server, http_config.clone());
+            if let Some(w) = watch {
+                let stats = service.clone();
+                tokio::spawn(metrics::serve(
+                    w.listener,
+                    metrics::Endpoint {
+                        handle: w.handle,
+                        serving,
+                        store_ready: w.store_ready,
+                        stats: Some(std::sync::Arc::new(move || stats.stats())),
+                    },
+                ));
+            }
             if let Some((verifier, resource)) = auth {
                 use janus_server_core::http::tower_layer::Layer as _;
                 tracing::info!(addr = %bound, path = %http_config.path, resource = resource.resource(), "listening (HTTP, bearer tokens required)");
@@ -390,6 +460,17 @@ fn run_serve(
             tracing::info!(addr = %bound, path = %http_config.path, "listening (HTTP)");
             return janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
                 .await;
+        }
+        if let Some(w) = watch {
+            tokio::spawn(metrics::serve(
+                w.listener,
+                metrics::Endpoint {
+                    handle: w.handle,
+                    serving,
+                    store_ready: w.store_ready,
+                    stats: None,
+                },
+            ));
         }
         match listen {
             None => serve::serve_stdio(server, &config, &shutdown).await,

@@ -1,6 +1,8 @@
 //! `janus serve --store`: where the tasks and list changes of a process live.
 
 use janus_server_core::server::ServerBuilder;
+use janus_server_core::store::{MemoryTaskStore, TaskStore};
+use std::sync::Arc;
 
 /// The store a process was given.
 pub(crate) enum Shared {
@@ -44,12 +46,42 @@ async fn open_redis(_url: &str, _prefix: &str) -> Result<Shared, String> {
 }
 
 impl Shared {
-    /// Gives the server the store and bus (the default ones for memory).
-    pub(crate) fn install(&self, builder: ServerBuilder) -> ServerBuilder {
-        match self {
-            Self::Memory => builder,
+    /// Gives the server the store and bus (the default ones for memory); with `observed`,
+    /// each store operation is timed for the metrics.
+    pub(crate) fn install(&self, builder: ServerBuilder, observed: bool) -> ServerBuilder {
+        let (store, builder): (Arc<dyn TaskStore>, _) = match self {
+            Self::Memory => (Arc::new(MemoryTaskStore::new()), builder),
             #[cfg(feature = "redis")]
-            Self::Redis(r) => builder.task_store(r.task_store()).bus(r.bus()),
+            Self::Redis(r) => (r.task_store(), builder.bus(r.bus())),
+        };
+        let store = if observed {
+            Arc::new(crate::metrics::Observed(store))
+        } else {
+            store
+        };
+        builder.task_store(store)
+    }
+
+    /// The store's readiness check: Redis answers and the subscription is up (memory is
+    /// always ready).
+    pub(crate) fn ready(&self) -> Option<crate::metrics::Ready> {
+        match self {
+            Self::Memory => None,
+            #[cfg(feature = "redis")]
+            Self::Redis(r) => {
+                let r = r.clone();
+                Some(Arc::new(move || {
+                    let r = r.clone();
+                    Box::pin(async move {
+                        r.ping().await.map_err(|e| e.to_string())?;
+                        if r.subscribed() {
+                            Ok(())
+                        } else {
+                            Err("the subscription to Redis is down".to_owned())
+                        }
+                    })
+                }))
+            }
         }
     }
 }

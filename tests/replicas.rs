@@ -6,11 +6,12 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use support::HttpServe;
+use support::web::{self, ask, free_port, send};
 
 /// A Redis server of the test's own, stopped by its pid when dropped.
 struct Redis {
@@ -54,63 +55,10 @@ impl Drop for Redis {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port()
-}
-
 const CAPS: &str = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
 
-/// A 2026-07-28 request's body and its routing headers.
 fn modern(id: u64, method: &str, params: &str) -> String {
-    let meta = format!(
-        r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{CAPS}}}"#
-    );
-    let params = if params.is_empty() {
-        format!("{{{meta}}}")
-    } else {
-        format!("{{{params},{meta}}}")
-    };
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#)
-}
-
-/// Sends a 2026-07-28 POST on a new connection; the stream, to read the answer from.
-fn send(addr: &str, method: &str, name: Option<&str>, body: &str) -> TcpStream {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: {method}\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    if let Some(n) = name {
-        head.push_str(&format!("mcp-name: {n}\r\n"));
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    s
-}
-
-/// One request, its JSON answer (read from a JSON body or the last event of a stream).
-fn ask(addr: &str, method: &str, name: Option<&str>, body: &str) -> Value {
-    let mut s = send(addr, method, name, body);
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    let (_, body) = raw.split_once("\r\n\r\n").expect("an HTTP answer");
-    let json = body
-        .lines()
-        .filter_map(|l| {
-            l.trim()
-                .strip_prefix("data:")
-                .map(str::trim)
-                .or(Some(l.trim()))
-        })
-        .filter(|l| l.starts_with('{'))
-        .next_back()
-        .unwrap_or_else(|| panic!("no JSON in {raw}"));
-    serde_json::from_str(json).unwrap()
+    web::modern(id, method, params, CAPS)
 }
 
 fn call(addr: &str, id: u64, tool: &str, args: &str) -> Value {
@@ -131,18 +79,23 @@ fn task_op(addr: &str, id: u64, method: &str, task: &str) -> Value {
     )
 }
 
-fn replicas(redis: &Redis, n: usize) -> Vec<HttpServe> {
+/// `n` replicas on `redis`, each with its metrics address.
+fn replicas(redis: &Redis, n: usize) -> Vec<(HttpServe, String)> {
     let url = format!("redis://127.0.0.1:{}", redis.port);
     (0..n)
         .map(|i| {
-            HttpServe::start(&[
+            let metrics = format!("127.0.0.1:{}", free_port());
+            let serve = HttpServe::start(&[
                 "--tools",
                 "scale",
                 "--store",
                 &url,
                 "--node-id",
                 &format!("r{i}"),
-            ])
+                "--metrics",
+                &metrics,
+            ]);
+            (serve, metrics)
         })
         .collect()
 }
@@ -151,7 +104,11 @@ fn replicas(redis: &Redis, n: usize) -> Vec<HttpServe> {
 fn replicas_share_tasks_list_changes_and_survive_redis_going_away() {
     let mut redis = Redis::on(free_port());
     let r = replicas(&redis, 3);
-    let addr = |i: usize| r[i].addr.as_str();
+    let addr = |i: usize| r[i].0.addr.as_str();
+    let ready = |i: usize| web::get(&r[i].1, "/readyz");
+    for i in 0..3 {
+        assert_eq!(ready(i).0, 200, "replica {i} is ready");
+    }
 
     // A task made through replica 0 is read through 1 and awaited through 2.
     let made = call(addr(0), 1, "sleep", r#"{"ms":400}"#);
@@ -234,6 +191,14 @@ fn replicas_share_tasks_list_changes_and_survive_redis_going_away() {
     assert_eq!(made["error"]["code"], -32603, "{made}");
     let echo = call(addr(1), 12, "echo", r#"{"text":"still here"}"#);
     assert_eq!(echo["result"]["content"][0]["text"], "still here", "{echo}");
+    let (status, why) = ready(1);
+    assert_eq!(status, 503, "not ready without its store: {why}");
+    assert!(why.contains("store"), "{why}");
+    let (_, page) = web::get(&r[0].1, "/metrics");
+    assert!(
+        web::sample(&page, r#"janus_store_errors_total{op="create"}"#) >= 1.0,
+        "store failures are counted: {page}"
+    );
 
     // Redis comes back (empty): the replicas recover by themselves.
     let _redis = Redis::on(port);
@@ -247,6 +212,10 @@ fn replicas_share_tasks_list_changes_and_survive_redis_going_away() {
         std::thread::sleep(Duration::from_millis(200));
     };
     let got = task_op(addr(0), 14, "tasks/get", &fresh);
+    while ready(1).0 != 200 {
+        assert!(Instant::now() < deadline, "not ready again: {:?}", ready(1));
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert!(got["result"]["status"].is_string(), "{got}");
     assert_eq!(json!(got["result"]["taskId"]), json!(fresh));
 }

@@ -67,13 +67,42 @@ impl Inner {
     }
 
     async fn get_task(&self, id: &str) -> Result<Option<Task>, StoreError> {
-        let mut conn = self.conn.clone();
-        let fields: Value = redis::cmd("HGETALL")
-            .arg(self.task_key(id))
-            .query_async(&mut conn)
-            .await
-            .map_err(unavailable)?;
+        let fields: Value = self
+            .command(redis::cmd("HGETALL").arg(self.task_key(id)))
+            .await?;
         Ok(task_of(id, &fields_of(&fields)))
+    }
+
+    /// Runs a script; once more when the connection was refused (it had not come back yet
+    /// when this one was sent: the retry waits for the new connection), never when it may
+    /// have run.
+    async fn script<T: redis::FromRedisValue>(
+        &self,
+        call: &redis::ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.conn.clone();
+        match call.invoke_async(&mut conn).await {
+            Err(e) if e.is_connection_refusal() => {
+                let mut conn = self.conn.clone();
+                call.invoke_async(&mut conn).await.map_err(unavailable)
+            }
+            r => r.map_err(unavailable),
+        }
+    }
+
+    /// Runs a command, as [`Inner::script`].
+    pub(crate) async fn command<T: redis::FromRedisValue>(
+        &self,
+        cmd: &redis::Cmd,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.conn.clone();
+        match cmd.query_async(&mut conn).await {
+            Err(e) if e.is_connection_refusal() => {
+                let mut conn = self.conn.clone();
+                cmd.query_async(&mut conn).await.map_err(unavailable)
+            }
+            r => r.map_err(unavailable),
+        }
     }
 }
 
@@ -83,20 +112,20 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let id = new_task_id();
             let ttl_ms = ttl_ms.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
-            let mut conn = inner.conn.clone();
-            let made: i64 = CREATE
-                .key(inner.order_key())
-                .key(inner.task_key(&id))
-                .arg(&id)
-                .arg(now_ms)
-                .arg(ttl_ms)
-                .arg(POLL_INTERVAL_MS)
-                .arg(inner.max_tasks)
-                .arg(now_ms + ttl_ms + RUNNING_GRACE_MS)
-                .arg(inner.task_prefix())
-                .invoke_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let made: i64 = inner
+                .script(
+                    CREATE
+                        .key(inner.order_key())
+                        .key(inner.task_key(&id))
+                        .arg(&id)
+                        .arg(now_ms)
+                        .arg(ttl_ms)
+                        .arg(POLL_INTERVAL_MS)
+                        .arg(inner.max_tasks)
+                        .arg(now_ms + ttl_ms + RUNNING_GRACE_MS)
+                        .arg(inner.task_prefix()),
+                )
+                .await?;
             if made == 0 {
                 return Err(StoreError::Full {
                     max: inner.max_tasks,
@@ -140,8 +169,7 @@ impl TaskStore for RedisTaskStore {
             for (field, value) in outcome_fields(outcome.as_ref()) {
                 call.arg(field).arg(value);
             }
-            let mut conn = inner.conn.clone();
-            let answer: Value = call.invoke_async(&mut conn).await.map_err(unavailable)?;
+            let answer: Value = inner.script(&call).await?;
             let Some([changed, fields]) =
                 array(&answer).and_then(|a| <&[Value; 2]>::try_from(a).ok())
             else {
@@ -182,8 +210,7 @@ impl TaskStore for RedisTaskStore {
                     request.params().as_str()
                 ));
             }
-            let mut conn = inner.conn.clone();
-            let answer: Value = call.invoke_async(&mut conn).await.map_err(unavailable)?;
+            let answer: Value = inner.script(&call).await?;
             Ok(task_of(&id, &fields_of(&answer)))
         })
     }
@@ -202,8 +229,7 @@ impl TaskStore for RedisTaskStore {
             for (key, response) in &responses {
                 call.arg(key).arg(response);
             }
-            let mut conn = inner.conn.clone();
-            let answer: Value = call.invoke_async(&mut conn).await.map_err(unavailable)?;
+            let answer: Value = inner.script(&call).await?;
             let Some(items) = array(&answer) else {
                 return Ok(None);
             };
@@ -237,15 +263,14 @@ impl TaskStore for RedisTaskStore {
     fn list(&self, _now_ms: u64, cursor: usize) -> StoreFuture<(Vec<Task>, Option<usize>)> {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
-            let mut conn = inner.conn.clone();
-            let answer: Value = LIST
-                .key(inner.order_key())
-                .arg(cursor)
-                .arg(cursor + LIST_PAGE - 1)
-                .arg(inner.task_prefix())
-                .invoke_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let answer: Value = inner
+                .script(
+                    LIST.key(inner.order_key())
+                        .arg(cursor)
+                        .arg(cursor + LIST_PAGE - 1)
+                        .arg(inner.task_prefix()),
+                )
+                .await?;
             let items = array(&answer).unwrap_or_default();
             let count = match items.first() {
                 Some(Value::Int(n)) => usize::try_from(*n).unwrap_or(0),
@@ -268,13 +293,9 @@ impl TaskStore for RedisTaskStore {
     fn expire(&self, _now_ms: u64) -> StoreFuture<usize> {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
-            let mut conn = inner.conn.clone();
-            let gone: usize = EXPIRE
-                .key(inner.order_key())
-                .arg(inner.task_prefix())
-                .invoke_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let gone: usize = inner
+                .script(EXPIRE.key(inner.order_key()).arg(inner.task_prefix()))
+                .await?;
             Ok(gone)
         })
     }

@@ -10,6 +10,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod web;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};

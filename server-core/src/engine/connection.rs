@@ -35,6 +35,8 @@ mod surface_wire;
 mod tasks_wire;
 mod tools_wire;
 
+#[cfg(feature = "http")]
+pub(crate) use dispatch::method_label;
 pub use routing::{Emitted, Line};
 pub use surface_wire::RESOURCE_NOT_FOUND;
 

@@ -123,6 +123,11 @@ impl Streams {
         })
     }
 
+    /// How many are open.
+    pub(super) fn open(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
+    }
+
     /// A place for one more stream, `None` at the cap.
     pub(super) fn try_open(self: &Arc<Self>) -> Option<StreamPermit> {
         self.open

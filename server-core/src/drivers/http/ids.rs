@@ -47,6 +47,24 @@ pub(super) fn request_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdBuf
     })
 }
 
+/// The ids of the requests in a body, with their methods.
+pub(super) fn requests(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<(IdBuf, String)> {
+    let mut out = Vec::new();
+    let mut each = |m: &Message<'_>| {
+        if m.is_request()
+            && let Some(id) = m.id()
+        {
+            out.push((id.to_owned(), m.method().to_owned()));
+        }
+    };
+    match read {
+        Ok(Parsed::Single(m)) => each(m),
+        Ok(Parsed::Batch(b)) => b.iter().filter_map(Result::ok).for_each(|m| each(&m)),
+        Err(_) => {}
+    }
+    out
+}
+
 /// The requests that the body's `notifications/cancelled` name.
 pub(super) fn cancelled_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdBuf> {
     ids_of(read, |m| {

@@ -39,12 +39,14 @@ mod body;
 mod ids;
 #[cfg(feature = "jwt")]
 pub mod jwt;
+mod observe;
 mod resume;
 mod session;
 
 pub use auth::{AuthLayer, AuthService, Principal, ProtectedResource, TokenVerifier};
 #[cfg(feature = "jwt")]
 pub use jwt::JwtVerifier;
+pub use observe::{Era, Observe};
 /// The `tower::Layer` trait [`AuthLayer`] implements.
 pub use tower_layer;
 
@@ -69,6 +71,7 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use janus_codec::encode;
 use janus_codec::{Parsed, Parser, ProtocolVersion};
+use observe::Seen;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
@@ -111,6 +114,8 @@ pub struct HttpConfig {
     /// The most requests waiting for asynchronous work plus SSE streams open at once, over
     /// the whole endpoint (more: `503` with `Retry-After`).
     pub max_streams: usize,
+    /// Told of each request answered, for metrics (none by default: nothing is measured).
+    pub observe: Option<Arc<dyn Observe>>,
 }
 
 impl Default for HttpConfig {
@@ -124,6 +129,7 @@ impl Default for HttpConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle: DEFAULT_IDLE,
             max_streams: DEFAULT_MAX_STREAMS,
+            observe: None,
         }
     }
 }
@@ -157,10 +163,32 @@ impl McpService {
                     config.max_sessions,
                     config.session_idle,
                     Arc::clone(&streams),
+                    config.observe.clone(),
                 ),
                 streams,
                 config,
             }),
+        }
+    }
+}
+
+/// What an endpoint holds open now ([`McpService::stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpStats {
+    /// Legacy sessions alive.
+    pub sessions: usize,
+    /// Requests waiting for asynchronous work plus SSE streams open.
+    pub streams: usize,
+}
+
+impl McpService {
+    /// What the endpoint holds open now (read when metrics are scraped: nothing is counted
+    /// on the path of a request for it).
+    #[must_use]
+    pub fn stats(&self) -> HttpStats {
+        HttpStats {
+            sessions: self.inner.sessions.len(),
+            streams: self.inner.streams.open(),
         }
     }
 }
@@ -514,6 +542,11 @@ impl Inner {
         };
         let initialize = msg.is_some_and(|m| m.is_request() && m.method() == "initialize");
         let modern = msg.is_some_and(|m| m.is_request() && !initialize && m.envelope().is_modern());
+        let era = if modern { Era::Modern } else { Era::Legacy };
+        let mut seen = match (&self.config.observe, msg) {
+            (Some(o), Some(m)) if m.is_request() => Some(Seen::new(o, m.method(), era)),
+            _ => None,
+        };
         // NB. A body that names a legacy session goes to it whatever it is (a batch, a cancel,
         // a client's response); a modern request ignores `Mcp-Session-Id`.
         if !modern
@@ -540,7 +573,10 @@ impl Inner {
                 };
             }
             let id = m.id();
-            let fail = |status, code, message: &str| {
+            let fail = |seen: Option<Seen>, status, code, message: &str| {
+                if let Some(s) = seen {
+                    s.done(Some(code));
+                }
                 let mut out = BytesMut::new();
                 encode::write_error(&mut out, id, code, message, None);
                 json_response(status, out)
@@ -557,15 +593,21 @@ impl Inner {
                     .is_some_and(ProtocolVersion::is_modern)
                 {
                     return fail(
+                        seen.take(),
                         StatusCode::NOT_FOUND,
                         janus_codec::METHOD_NOT_FOUND,
                         "Method not found: initialize (removed in 2026-07-28)",
                     );
                 }
-                return self.sessions.initialize(read, principal, now_ms()).await;
+                let answer = self.sessions.initialize(read, principal, now_ms()).await;
+                if let Some(s) = seen.take() {
+                    s.done((!answer.status().is_success()).then_some(janus_codec::INVALID_REQUEST));
+                }
+                return answer;
             }
             if !m.envelope().is_modern() {
                 return fail(
+                    seen.take(),
                     StatusCode::BAD_REQUEST,
                     janus_codec::INVALID_PARAMS,
                     "Missing _meta[\"io.modelcontextprotocol/protocolVersion\"] (and no Mcp-Session-Id)",
@@ -574,6 +616,7 @@ impl Inner {
             // An envelope that lacks a key, or holds one of the wrong type: 400, with the id.
             if let Err(janus_codec::EnvelopeError::Invalid(fault)) = m.envelope().check() {
                 return fail(
+                    seen.take(),
                     StatusCode::BAD_REQUEST,
                     janus_codec::INVALID_PARAMS,
                     &fault.to_string(),
@@ -582,9 +625,12 @@ impl Inner {
             let reason = header_mismatch(headers, m)
                 .or_else(|| param_mismatch(headers, self.stateless.server(), m));
             if let Some(reason) = reason {
-                let mut out = BytesMut::new();
-                encode::write_error(&mut out, m.id(), HEADER_MISMATCH, &reason, None);
-                return json_response(StatusCode::BAD_REQUEST, out);
+                return fail(
+                    seen.take(),
+                    StatusCode::BAD_REQUEST,
+                    HEADER_MISMATCH,
+                    &reason,
+                );
             }
         }
         let events = Arc::new(Events::default());
@@ -599,18 +645,23 @@ impl Inner {
         drop(notify);
         match pending {
             None if out.is_empty() => empty(StatusCode::ACCEPTED),
-            None => answer_now(out, &lines),
+            None => answer_now(out, &lines, seen),
             Some(p) if p.is_background() => {
                 run_detached(p);
-                answer_now(out, &lines)
+                answer_now(out, &lines, seen)
             }
             Some(p) => match (self.streams.try_open(), events.receiver()) {
                 (Some(permit), Some(rx)) => {
                     drop(events);
-                    answer_later(p, rx, permit).await
+                    answer_later(p, rx, permit, seen).await
                 }
                 // NB. The work never started: dropping it is all there is to undo.
-                _ => too_many_streams(),
+                _ => {
+                    if let Some(s) = seen {
+                        s.done(Some(janus_codec::INTERNAL_ERROR));
+                    }
+                    too_many_streams()
+                }
             },
         }
     }
@@ -622,7 +673,10 @@ type Lines = smallvec::SmallVec<[Emitted; 2]>;
 /// An answer written before the request returned: one JSON line, or (when an inline handler
 /// sent notifications first) an SSE stream of each of them and then the answer. What each
 /// line is comes from the core ([`Emitted`]).
-fn answer_now(mut out: BytesMut, lines: &[Emitted]) -> Response<McpBody> {
+fn answer_now(mut out: BytesMut, lines: &[Emitted], seen: Option<Seen>) -> Response<McpBody> {
+    if let Some(s) = seen {
+        s.done_by(lines.last().map(|e| &e.line));
+    }
     if let [one] = lines {
         return json_response(status_of(&one.line), out);
     }
@@ -659,6 +713,7 @@ async fn answer_later(
     mut p: Pending,
     mut events: mpsc::Receiver<Bytes>,
     permit: StreamPermit,
+    seen: Option<Seen>,
 ) -> Response<McpBody> {
     let Some(work) = p.take_work() else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
@@ -694,6 +749,9 @@ async fn answer_later(
             }
         }
         drop(later);
+        if let Some(s) = seen {
+            s.done_by(lines.last().map(|e| &e.line));
+        }
         let _ = done_tx.send((out, lines)).await;
     });
     guard.0.push(finisher.abort_handle());

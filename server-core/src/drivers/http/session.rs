@@ -14,7 +14,8 @@ use super::body::{
     AbortOnDrop, McpBody, Streams, empty, json_response, refuse, sse_event, sse_response,
     too_many_streams,
 };
-use super::ids::{cancelled_ids, mint, request_ids};
+use super::ids::{cancelled_ids, mint, request_ids, requests};
+use super::observe::{Era, Observe, Seen};
 use super::resume::{self, CLOSE, lock};
 use crate::api::ctx::Principal;
 use crate::api::ctx::{JobId, Notify};
@@ -46,6 +47,7 @@ pub(super) struct Sessions {
     idle: Duration,
     map: Mutex<Map>,
     streams: Arc<Streams>,
+    observe: Option<Arc<dyn Observe>>,
 }
 
 /// The live sessions, and when the idle ones are next dropped.
@@ -71,6 +73,8 @@ struct State {
     conn: Connection,
     /// The POST streams waiting for answers, by request id.
     waiting: HashMap<IdBuf, mpsc::Sender<Bytes>>,
+    /// The requests to tell the observer of when answered (none without one).
+    seen: HashMap<IdBuf, Seen>,
     /// Where each running job's notifications go: the POST that started it.
     routes: HashMap<JobId, mpsc::Sender<Bytes>>,
     handles: HashMap<JobId, tokio::task::AbortHandle>,
@@ -195,6 +199,9 @@ impl State {
         while let Some(Emitted { len, line }) = self.conn.poll_line() {
             let bytes = out.split_to(len.min(out.len()));
             let answer = line.is_answer();
+            if !self.seen.is_empty() {
+                self.tell(&line);
+            }
             let to = match line {
                 Line::Answer { id: None, .. } => {
                     own.unreadable = true;
@@ -255,6 +262,28 @@ impl State {
 
     /// Where an answer to `ids` goes: the POST waiting for them (each stops waiting; a
     /// batch's line answers every id in it), else the `GET` stream.
+    /// Tells the observer of the requests `line` answers.
+    fn tell(&mut self, line: &Line) {
+        match line {
+            Line::Answer {
+                id: Some(id),
+                error,
+            } => {
+                if let Some(s) = self.seen.remove(id) {
+                    s.done(*error);
+                }
+            }
+            Line::Batch { ids } => {
+                for id in ids {
+                    if let Some(s) = self.seen.remove(id) {
+                        s.done(None);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn answer_to(
         &mut self,
         ids: impl Iterator<Item = IdBuf>,
@@ -280,15 +309,22 @@ impl Sessions {
         max: usize,
         idle: Duration,
         streams: Arc<Streams>,
+        observe: Option<Arc<dyn Observe>>,
     ) -> Self {
         Self {
             streams,
+            observe,
             server,
             node,
             max,
             idle,
             map: Mutex::new(Map::default()),
         }
+    }
+
+    /// How many sessions are alive (expired ones not yet swept included).
+    pub(super) fn len(&self) -> usize {
+        lock(&self.map).sessions.len()
     }
 
     fn get(&self, id: &str, now_ms: u64) -> Option<Arc<Session>> {
@@ -353,6 +389,7 @@ impl Sessions {
                     state: Mutex::new(State {
                         conn,
                         waiting: HashMap::new(),
+                        seen: HashMap::new(),
                         routes: HashMap::new(),
                         handles: HashMap::new(),
                         stream: None,
@@ -369,7 +406,7 @@ impl Sessions {
         let Some(session) = self.get(&id, now_ms) else {
             return empty(StatusCode::NOT_FOUND);
         };
-        let mut r = post(session, read, principal, now_ms, &self.streams).await;
+        let mut r = post(session, read, principal, now_ms, &self.streams, None).await;
         if r.status() == StatusCode::OK
             && let Ok(v) = HeaderValue::from_str(&id)
         {
@@ -405,7 +442,15 @@ impl Sessions {
                 "Unsupported MCP-Protocol-Version header",
             );
         }
-        post(session, read, principal, now_ms, &self.streams).await
+        post(
+            session,
+            read,
+            principal,
+            now_ms,
+            &self.streams,
+            self.observe.as_ref(),
+        )
+        .await
     }
 
     /// `GET`: the session's server-to-client stream, one at a time; with `Last-Event-ID`,
@@ -496,6 +541,7 @@ async fn post(
     principal: Option<Arc<Principal>>,
     now_ms: u64,
     streams: &Arc<Streams>,
+    observe: Option<&Arc<dyn Observe>>,
 ) -> Response<McpBody> {
     let ids = request_ids(&read);
     // NB. A POST with requests holds a place while it waits; past the cap nothing starts.
@@ -513,6 +559,11 @@ async fn post(
         for id in &ids {
             st.waiting.insert(id.clone(), tx.clone());
         }
+        if let Some(o) = observe {
+            for (id, method) in requests(&read) {
+                st.seen.insert(id, Seen::new(o, &method, Era::Legacy));
+            }
+        }
         st.conn.handle_time(now_ms);
         // NB. Each POST carries its own token: its requests are that token's.
         st.conn.set_principal(principal);
@@ -529,6 +580,7 @@ async fn post(
         // NB. A cancelled request is never answered: its POST stops waiting for it.
         for id in cancelled {
             st.waiting.remove(&id);
+            st.seen.remove(&id);
         }
         own
     };

@@ -188,6 +188,21 @@ const TABLE: [Row; 18] = [
     ),
 ];
 
+/// The method `name` as a label of metrics: a method of the table, or `initialize`, `ping`
+/// or `notifications/...` as such; anything else `other` (a client cannot make labels
+/// without end).
+#[cfg(feature = "http")]
+pub(crate) fn method_label(name: &str) -> &'static str {
+    match name {
+        "initialize" => "initialize",
+        "ping" => "ping",
+        _ => TABLE
+            .iter()
+            .find(|r| r.name == name)
+            .map_or("other", |r| r.name),
+    }
+}
+
 /// The method `name` as served in `version`: `None` when that revision has no such method.
 fn lookup(name: &str, version: ProtocolVersion) -> Option<&'static Row> {
     let row = TABLE.iter().find(|r| r.name == name)?;
