@@ -13,6 +13,10 @@
 #   http: over streamable HTTP (`janus serve --http`): mcp==2.3.0 in the modes 2026-07-28, auto
 #         and legacy, with the names of `--tools names` that travel in Mcp-Name's Base64
 #         sentinel (names_v2.py), and mcp==1.30.0's streamablehttp_client (a legacy session).
+#   scale: three `janus serve --http --store redis://...` replicas behind nginx, then HAProxy,
+#          with deploy/'s configurations (balancer.py): modern requests spread, legacy
+#          sessions of mcp==2.3.0 and mcp==1.30.0 stay on their replica, a replica killed.
+#          redis-server, nginx and haproxy come from Debian's packages (tests/scale/debs.sh).
 #   client: janus-client as the client (tests/client_matrix.rs, feature client-matrix) of
 #           janus serve, rmcp 3.11's server, mcp==2.3.0's MCPServer and mcp==1.30.0's FastMCP
 #           (tests/interop/server_py.py) on every transport each has, in every mode that
@@ -120,7 +124,16 @@ for l in "${lanes[@]}"; do
         lane py-v2 "$MCP_V2" bridge_v2.py || failed=1
       lane py-v1 "$MCP_V1" bridge_v1.py || failed=1
       ;;
-    *) fail "unknown lane $l (v2, v1, http, client or bridge)" ;;
+    scale)
+      bash tests/scale/debs.sh liblzf1 libjemalloc2 redis-tools redis-server nginx-common nginx \
+        liblua5.3-0 libopentracing1 libopentracing-c-wrapper0 haproxy
+      venv "$base/venv-py-v1-mcp-$MCP_V1" "$MCP_V1"
+      # shellcheck disable=SC1091
+      (source tests/scale/env.sh &&
+        JANUS_SCALE_PY_V1="$PWD/$base/venv-py-v1-mcp-$MCP_V1/bin/python" \
+          lane py-v2 "$MCP_V2" balancer.py) || failed=1
+      ;;
+    *) fail "unknown lane $l (v2, v1, http, client, bridge or scale)" ;;
   esac
 done
 exit "$failed"
