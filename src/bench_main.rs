@@ -49,6 +49,15 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         against: Option<std::path::PathBuf>,
     },
+    /// Load and faults on one `janus serve` (bounded, loopback): HTTP and stdio floods (none
+    /// lost or duplicated, memory flat), idle connections, a client that never reads, a
+    /// cancellation storm, a task flood, SIGTERM under load. Exit 1 on the first failure.
+    Soak {
+        /// The sizes of the scale-out issue (1M requests, 10,000 idle connections, ...); the
+        /// default is a small size (CI).
+        #[arg(long)]
+        full: bool,
+    },
     /// The benchmark's rmcp peer: the demo tools served by rmcp, the official Rust SDK.
     #[command(hide = true)]
     RmcpPeer {
@@ -97,6 +106,20 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             } else {
                 run_bench(&janus, seconds, smoke, full, http_only, against)
+            }
+        }
+        Command::Soak { full } => {
+            let size = if full {
+                janus_bench::soak::Size::FULL
+            } else {
+                janus_bench::soak::Size::SMALL
+            };
+            match janus_bench::soak::run(&janus, size) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
             }
         }
         Command::RmcpPeer {

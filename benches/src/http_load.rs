@@ -214,6 +214,24 @@ impl Running {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// Waits for it to exit by itself, for at most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// When it is still running after `limit` (it is killed then).
+    pub fn wait_exit(&mut self, limit: Duration) -> io::Result<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(s) = self.child.try_wait()? {
+                return Ok(s);
+            }
+            if Instant::now() >= deadline {
+                return Err(bad(format!("still running after {} s", limit.as_secs())));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Running {

@@ -20,6 +20,7 @@ pub mod http_load;
 pub mod load;
 pub mod quick;
 pub mod rmcp_peer;
+pub mod soak;
 mod units;
 
 /// The python-sdk v2 peer server script (run with a Python that has mcp==2.3.0).

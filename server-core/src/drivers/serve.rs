@@ -360,7 +360,9 @@ where
                 break;
             }
             work.act(&mut conn);
-            if out.len() >= WRITE_HIGH_WATER && !write_out(&mut writer, &mut out).await {
+            if out.len() >= WRITE_HIGH_WATER
+                && !write_until(&mut writer, &mut out, &mut stop, deadline, config.drain).await
+            {
                 return Ok(());
             }
         }
@@ -370,7 +372,9 @@ where
             conn.handle_eof(&mut out);
             work.act(&mut conn);
         }
-        if !out.is_empty() && !write_out(&mut writer, &mut out).await {
+        if !out.is_empty()
+            && !write_until(&mut writer, &mut out, &mut stop, deadline, config.drain).await
+        {
             return Ok(());
         }
         if eof && conn.foreground() == 0 && (input.is_empty() || deadline.is_some()) {
@@ -418,6 +422,34 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
+}
+
+/// [`write_out`], which waits for a client that reads slowly for as long as it takes until a
+/// shutdown; from then on, for the drain time at most (a client that never reads cannot
+/// hold a shutdown). False when the client is gone or the drain time ran out.
+async fn write_until<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    out: &mut BytesMut,
+    stop: &mut tokio::sync::watch::Receiver<bool>,
+    deadline: Option<tokio::time::Instant>,
+    drain: Duration,
+) -> bool {
+    let write = write_out(writer, out);
+    tokio::pin!(write);
+    if deadline.is_none() {
+        tokio::select! {
+            biased;
+            ok = &mut write => return ok,
+            _ = stop.wait_for(|t| *t) => {}
+        }
+    }
+    let until = deadline.unwrap_or_else(|| tokio::time::Instant::now() + drain);
+    tokio::time::timeout_at(until, write)
+        .await
+        .unwrap_or_else(|_| {
+            tracing::debug!("shutdown: the client did not read its answers within the drain time");
+            false
+        })
 }
 
 /// Writes and flushes `out`; false when the client is gone.
