@@ -544,7 +544,9 @@ fn run_bridge(http: Option<SocketAddr>, backend: &client_cli::Target) -> ExitCod
         drop(bridge);
         Ok::<bool, std::io::Error>(true)
     });
-    runtime.shutdown_background();
+    // NB. Not in the background: the tasks are dropped before the process ends, so the
+    // backend's process is stopped with them (a stdio backend must not outlive its bridge).
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(2),
