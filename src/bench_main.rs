@@ -57,6 +57,10 @@ enum Command {
         /// default is a small size (CI).
         #[arg(long)]
         full: bool,
+        /// Also task-creating calls through three replicas on one Redis against one replica
+        /// with the in-memory store (needs `redis-server` on PATH).
+        #[arg(long)]
+        with_redis: bool,
     },
     /// The benchmark's rmcp peer: the demo tools served by rmcp, the official Rust SDK.
     #[command(hide = true)]
@@ -108,13 +112,21 @@ fn main() -> ExitCode {
                 run_bench(&janus, seconds, smoke, full, http_only, against)
             }
         }
-        Command::Soak { full } => {
+        Command::Soak { full, with_redis } => {
             let size = if full {
                 janus_bench::soak::Size::FULL
             } else {
                 janus_bench::soak::Size::SMALL
             };
-            match janus_bench::soak::run(&janus, size) {
+            let redis = || {
+                if !with_redis {
+                    return Ok(String::new());
+                }
+                let r = janus_bench::soak::redis_tasks(&janus, size)?;
+                println!("- {r}");
+                Ok(r)
+            };
+            match janus_bench::soak::run(&janus, size).and_then(|_| redis()) {
                 Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("{e}");

@@ -232,8 +232,8 @@ const PING: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"
 
 /// A blocking keep-alive HTTP/1.1 client of `/mcp`, one request at a time.
 struct HttpConn {
+    // NB. One descriptor a connection: the writes go through the reader's stream.
     r: BufReader<TcpStream>,
-    w: TcpStream,
 }
 
 impl HttpConn {
@@ -242,8 +242,7 @@ impl HttpConn {
         s.set_nodelay(true)?;
         s.set_read_timeout(Some(Duration::from_secs(30)))?;
         Ok(Self {
-            r: BufReader::new(s.try_clone()?),
-            w: s,
+            r: BufReader::new(s),
         })
     }
 
@@ -254,20 +253,38 @@ impl HttpConn {
         name: Option<&str>,
         body: &[u8],
     ) -> io::Result<(u16, Vec<u8>)> {
+        let mut headers = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(n) = name {
+            headers.push(("mcp-name", n));
+        }
+        self.post_with(&headers, body)
+            .map(|(status, _, body)| (status, body))
+    }
+
+    /// POSTs `body` with `headers`; its status, its `Mcp-Session-Id` and its body.
+    fn post_with(
+        &mut self,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> io::Result<(u16, Option<String>, Vec<u8>)> {
         let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: {method}\r\ncontent-length: {}\r\n",
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
             body.len()
         );
-        if let Some(n) = name {
-            head.push_str(&format!("mcp-name: {n}\r\n"));
+        for (n, v) in headers {
+            head.push_str(&format!("{n}: {v}\r\n"));
         }
         head.push_str("\r\n");
         let mut req = head.into_bytes();
         req.extend_from_slice(body);
-        self.w.write_all(&req)?;
+        self.r.get_mut().write_all(&req)?;
         let mut status = 0;
         let mut len = None;
         let mut chunked = false;
+        let mut session = None;
         loop {
             let mut line = String::new();
             if self.r.read_line(&mut line)? == 0 {
@@ -284,6 +301,8 @@ impl HttpConn {
                     len = v.trim().parse().ok();
                 } else if n.eq_ignore_ascii_case("transfer-encoding") {
                     chunked = v.trim().eq_ignore_ascii_case("chunked");
+                } else if n.eq_ignore_ascii_case("mcp-session-id") {
+                    session = Some(v.trim().to_owned());
                 }
             }
         }
@@ -304,7 +323,7 @@ impl HttpConn {
             body.resize(len.unwrap_or(0), 0);
             self.r.read_exact(&mut body)?;
         }
-        Ok((status, body))
+        Ok((status, session, body))
     }
 }
 
@@ -320,11 +339,11 @@ fn ping_p99(n: usize, mut ping: impl FnMut() -> io::Result<()>) -> io::Result<f6
     Ok(h.value_at_quantile(0.99) as f64 / 1000.0)
 }
 
-fn tcp_ping(r: &mut BufReader<TcpStream>, w: &mut TcpStream) -> io::Result<()> {
+fn tcp_ping(r: &mut BufReader<TcpStream>) -> io::Result<()> {
     let mut line = Vec::with_capacity(PING.len() + 1);
     line.extend_from_slice(PING);
     line.push(b'\n');
-    w.write_all(&line)?;
+    r.get_mut().write_all(&line)?;
     let mut line = Vec::new();
     if r.read_until(b'\n', &mut line)? == 0 || memchr::memmem::find(&line, b"\"result\"").is_none()
     {
@@ -344,21 +363,21 @@ fn idle(janus: &Path, size: Size) -> io::Result<String> {
     let server = janus_tcp(janus)?;
     let active = TcpStream::connect(server.addr)?;
     active.set_nodelay(true)?;
-    let (mut ar, mut aw) = (BufReader::new(active.try_clone()?), active);
-    let before_p99 = ping_p99(2000, || tcp_ping(&mut ar, &mut aw))?;
+    let mut ar = BufReader::new(active);
+    let before_p99 = ping_p99(2000, || tcp_ping(&mut ar))?;
     let before = rss_kib(server.pid());
     let mut held = Vec::with_capacity(size.idle);
     for _ in 0..size.idle {
         let s = TcpStream::connect(server.addr)?;
         s.set_nodelay(true)?;
         s.set_read_timeout(Some(Duration::from_secs(30)))?;
-        let (mut r, mut w) = (BufReader::new(s.try_clone()?), s);
-        tcp_ping(&mut r, &mut w)?;
-        held.push((r, w));
+        let mut r = BufReader::new(s);
+        tcp_ping(&mut r)?;
+        held.push(r);
     }
     std::thread::sleep(Duration::from_millis(300));
     let after = rss_kib(server.pid());
-    let after_p99 = ping_p99(2000, || tcp_ping(&mut ar, &mut aw))?;
+    let after_p99 = ping_p99(2000, || tcp_ping(&mut ar))?;
     let each = (after.saturating_sub(before)) as f64 / size.idle as f64;
     parts.push(format!(
         "TCP: {:.1} KiB each; an active client's p99 {before_p99:.0} us alone, {after_p99:.0} us beside them",
@@ -434,8 +453,8 @@ fn slow_reader(janus: &Path) -> io::Result<String> {
     let active = TcpStream::connect(server.addr)?;
     active.set_nodelay(true)?;
     active.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let (mut ar, mut aw) = (BufReader::new(active.try_clone()?), active);
-    let p99 = ping_p99(200, || tcp_ping(&mut ar, &mut aw))?;
+    let mut ar = BufReader::new(active);
+    let p99 = ping_p99(200, || tcp_ping(&mut ar))?;
     if mib(grown) > LIMIT_MIB {
         return Err(bad(format!(
             "a stuck TCP reader grew the server by {:.1} MiB",
@@ -525,39 +544,38 @@ fn cancel_storm(janus: &Path, size: Size) -> io::Result<String> {
         let s = TcpStream::connect(server.addr)?;
         s.set_nodelay(true)?;
         s.set_read_timeout(Some(Duration::from_secs(10)))?;
-        let mut w = s.try_clone()?;
         let mut batch = Vec::new();
         for id in 1..=per {
             batch.extend_from_slice(format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"sleep\",\"arguments\":{{\"ms\":600000}},\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}\n"
             ).as_bytes());
         }
-        w.write_all(&batch)?;
-        conns.push((BufReader::new(s), w));
+        (&s).write_all(&batch)?;
+        conns.push(BufReader::new(s));
     }
     // Every call is in: a ping behind them on each connection is answered.
-    for (r, w) in &mut conns {
-        tcp_ping(r, w)?;
+    for r in &mut conns {
+        tcp_ping(r)?;
     }
     let peak = rss_kib(server.pid());
     let started = Instant::now();
-    for (_, w) in &mut conns {
+    for r in &mut conns {
         let mut batch = Vec::new();
         for id in 1..=per {
             batch.extend_from_slice(format!(
                 "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id},\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}\n"
             ).as_bytes());
         }
-        w.write_all(&batch)?;
+        r.get_mut().write_all(&batch)?;
     }
-    for (r, w) in &mut conns {
-        tcp_ping(r, w)?;
+    for r in &mut conns {
+        tcp_ping(r)?;
     }
     let served = started.elapsed();
     std::thread::sleep(Duration::from_millis(500));
     let after = rss_kib(server.pid());
     // Nothing more comes on any connection: a cancelled call is never answered.
-    for (r, _) in &mut conns {
+    for r in &mut conns {
         r.get_ref()
             .set_read_timeout(Some(Duration::from_millis(50)))?;
         let mut extra = Vec::new();
@@ -670,6 +688,94 @@ fn sigterm_under_load(janus: &Path) -> io::Result<String> {
     Ok(format!(
         "SIGTERM under load (HTTP, 32 calls in flight): {answered} answered, exit 0 after {:.1} s",
         started.elapsed().as_secs_f64()
+    ))
+}
+
+/// Task-creating calls for `per` rounds on each of `conns` closed-loop connections spread
+/// over `addrs`, in legacy sessions (whose tasks say their `ttl`: 1 s, so the in-memory
+/// store's bound is never met); the calls per second.
+fn task_rate(addrs: &[SocketAddr], conns: usize, per: u64) -> io::Result<f64> {
+    let started = Instant::now();
+    let threads: Vec<_> = (0..conns)
+        .map(|i| {
+            let addr = addrs[i % addrs.len()];
+            std::thread::spawn(move || -> io::Result<()> {
+                let mut c = HttpConn::open(addr)?;
+                let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"soak","version":"1"}}}"#;
+                let (_, session, _) = c.post_with(&[], init)?;
+                let session = session.ok_or_else(|| bad("no session id"))?;
+                let h = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+                c.post_with(&h, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
+                for id in 1..=per {
+                    let body = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":0}},"task":{{"ttl":1}}}}}}"#
+                    );
+                    let (status, _, answer) = c.post_with(&h, body.as_bytes())?;
+                    if status != 200 || memchr::memmem::find(&answer, b"\"taskId\"").is_none() {
+                        return Err(bad(format!(
+                            "a task-creating call: {status} {}",
+                            String::from_utf8_lossy(&answer)
+                        )));
+                    }
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().map_err(|_| bad("a client panicked"))??;
+    }
+    Ok((conns as u64 * per) as f64 / started.elapsed().as_secs_f64())
+}
+
+/// 8. (`--with-redis`: `redis-server` on PATH) Task-creating calls through three replicas that
+///    share one Redis, against one replica with the in-memory store, in the same run.
+pub fn redis_tasks(janus: &Path, size: Size) -> io::Result<String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let mut redis = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+        ])
+        .args(["--appendonly", "no"])
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| bad(format!("redis-server: {e}")))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            let _ = redis.kill();
+            return Err(bad("redis-server did not listen"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let conns = 32;
+    let per = (size.long_calls as u64 / 4).max(100);
+    let result = (|| {
+        let one = janus_http(janus, &[])?;
+        let memory = task_rate(&[one.addr], conns, per)?;
+        drop(one);
+        let url = format!("redis://127.0.0.1:{port}");
+        let replicas = (0..3)
+            .map(|i| janus_http(janus, &["--store", &url, "--node-id", &format!("r{i}")]))
+            .collect::<io::Result<Vec<_>>>()?;
+        let addrs: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
+        let shared = task_rate(&addrs, conns, per)?;
+        Ok::<_, io::Error>((memory, shared))
+    })();
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let (memory, shared) = result?;
+    Ok(format!(
+        "task-creating calls ({conns} closed-loop connections, {} calls): one replica with the in-memory store {memory:.0}/s, three replicas on one Redis {shared:.0}/s ({:.2}x)",
+        conns as u64 * per,
+        shared / memory
     ))
 }
 
