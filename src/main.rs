@@ -187,6 +187,10 @@ enum Command {
         /// Serve streamable HTTP on this address (both eras), not stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<SocketAddr>,
+        /// Serve `/metrics` (requests, and the backend's state), `/healthz` and `/readyz`
+        /// (ready while the backend is connected) on this address.
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<SocketAddr>,
         /// The backend, and how to speak to it (`--mode`: default `auto`).
         #[command(flatten)]
         backend: client_cli::Target,
@@ -313,7 +317,7 @@ fn main() -> ExitCode {
                     Some(Watch {
                         listener,
                         handle,
-                        store_ready: shared.ready(),
+                        ready: shared.ready(),
                     })
                 }
             };
@@ -342,9 +346,13 @@ fn main() -> ExitCode {
         Command::Call { tool, args, target } => client_cli::call(&target, &tool, args.as_deref()),
         Command::Login { target } => client_cli::login(&target),
         Command::Logout { url } => client_cli::logout(&url),
-        Command::Bridge { http, backend } => {
+        Command::Bridge {
+            http,
+            metrics,
+            backend,
+        } => {
             init_logs();
-            run_bridge(http, &backend)
+            run_bridge(http, metrics, &backend)
         }
         Command::ConformanceClient { url } => {
             init_logs();
@@ -394,7 +402,7 @@ fn runtime(single: bool) -> std::io::Result<tokio::runtime::Runtime> {
 struct Watch {
     listener: tokio::net::TcpListener,
     handle: metrics_exporter_prometheus::PrometheusHandle,
-    store_ready: Option<metrics::Ready>,
+    ready: Option<metrics::Ready>,
 }
 
 fn run_serve(
@@ -439,7 +447,8 @@ fn run_serve(
                     metrics::Endpoint {
                         handle: w.handle,
                         serving,
-                        store_ready: w.store_ready,
+                        ready: w.ready,
+                        scrape: None,
                         stats: Some(std::sync::Arc::new(move || stats.stats())),
                     },
                 ));
@@ -467,7 +476,8 @@ fn run_serve(
                 metrics::Endpoint {
                     handle: w.handle,
                     serving,
-                    store_ready: w.store_ready,
+                    ready: w.ready,
+                    scrape: None,
                     stats: None,
                 },
             ));
@@ -493,7 +503,11 @@ fn run_serve(
 }
 
 /// `janus bridge`: connects to the backend, then serves it (stdio, or HTTP) until a signal.
-fn run_bridge(http: Option<SocketAddr>, backend: &client_cli::Target) -> ExitCode {
+fn run_bridge(
+    http: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
+    backend: &client_cli::Target,
+) -> ExitCode {
     let (transport, opts) = match backend.resolve_backend() {
         Ok(t) => t,
         Err(e) => {
@@ -511,6 +525,25 @@ fn run_bridge(http: Option<SocketAddr>, backend: &client_cli::Target) -> ExitCod
             return ExitCode::FAILURE;
         }
     };
+    let watch = match metrics_addr {
+        None => None,
+        Some(addr) => {
+            let handle = match metrics::install() {
+                Ok(h) => h,
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot record metrics");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(metrics::bind(addr)) {
+                Ok(l) => Some((l, handle)),
+                Err(e) => {
+                    tracing::error!(error = %e, %addr, "cannot listen for metrics");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
     let result = runtime.block_on(async move {
         let bridge = match janus_bridge::Bridge::connect(transport, opts).await {
             Ok(b) => b,
@@ -522,24 +555,71 @@ fn run_bridge(http: Option<SocketAddr>, backend: &client_cli::Target) -> ExitCod
         let server = std::sync::Arc::clone(bridge.server());
         let shutdown = Shutdown::new();
         let on_signal = shutdown.clone();
+        let serving = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let unready_now = std::sync::Arc::clone(&serving);
         tokio::spawn(async move {
             stop_signal().await;
+            unready_now.store(false, std::sync::atomic::Ordering::Relaxed);
             on_signal.trigger();
         });
+        let service = http.map(|_| {
+            janus_server_core::http::McpService::new(
+                server.clone(),
+                janus_server_core::http::HttpConfig {
+                    observe: watch.is_some().then(|| {
+                        std::sync::Arc::new(metrics::Requests)
+                            as std::sync::Arc<dyn janus_server_core::http::Observe>
+                    }),
+                    ..janus_server_core::http::HttpConfig::default()
+                },
+            )
+        });
+        if let Some((listener, handle)) = watch {
+            let status = std::sync::Arc::new(bridge.watch());
+            let (ready, scrape) = (std::sync::Arc::clone(&status), status);
+            let stats = service.clone();
+            tokio::spawn(metrics::serve(
+                listener,
+                metrics::Endpoint {
+                    handle,
+                    serving,
+                    ready: Some(std::sync::Arc::new(move || {
+                        let connected = ready().is_some_and(|s| s.connected);
+                        Box::pin(async move {
+                            if connected {
+                                Ok(())
+                            } else {
+                                Err("the backend is not connected (it is being connected again)"
+                                    .to_owned())
+                            }
+                        })
+                    })),
+                    scrape: Some(std::sync::Arc::new(move || {
+                        let s = scrape().unwrap_or(janus_bridge::BackendStatus {
+                            connected: false,
+                            reconnects: 0,
+                        });
+                        metrics::bridge_backend(s.connected, s.reconnects);
+                    })),
+                    stats: stats.map(|s| {
+                        std::sync::Arc::new(move || s.stats())
+                            as std::sync::Arc<
+                                dyn Fn() -> janus_server_core::http::HttpStats + Send + Sync,
+                            >
+                    }),
+                },
+            ));
+        }
         let config = Config::default();
-        match http {
-            Some(addr) => {
+        match (http, service) {
+            (Some(addr), Some(service)) => {
                 let listener = tokio::net::TcpListener::bind(addr).await?;
                 let bound = listener.local_addr()?;
                 tracing::info!(addr = %bound, "bridge listening (HTTP)");
-                let service = janus_server_core::http::McpService::new(
-                    server,
-                    janus_server_core::http::HttpConfig::default(),
-                );
                 janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)
                     .await?;
             }
-            None => serve::serve_stdio(server, &config, &shutdown).await?,
+            _ => serve::serve_stdio(server, &config, &shutdown).await?,
         }
         drop(bridge);
         Ok::<bool, std::io::Error>(true)

@@ -1,6 +1,7 @@
 //! `janus serve --metrics ADDR`: `/metrics` in the Prometheus text format (the `metrics`
 //! facade and its Prometheus exporter), `/healthz` (alive) and `/readyz` (the store
-//! reachable, not draining) for a balancer.
+//! reachable, not draining) for a balancer; `janus bridge --metrics` serves the same, with
+//! its backend's state.
 //!
 //! What is measured: requests by method, era and outcome, and their latency (told by the
 //! HTTP endpoint, [`janus_server_core::http::Observe`]); the sessions and streams it holds
@@ -66,6 +67,13 @@ impl Observe for Requests {
         metrics::histogram!("mcp_request_duration_seconds", "method" => method, "era" => era)
             .record(took.as_secs_f64());
     }
+}
+
+/// Sets the gauges of a bridge's backend: connected (1 or 0), and the times it was
+/// connected again.
+pub(crate) fn bridge_backend(connected: bool, reconnects: u64) {
+    metrics::gauge!("janus_bridge_backend_connected").set(if connected { 1.0 } else { 0.0 });
+    metrics::counter!("janus_bridge_backend_reconnects_total").absolute(reconnects);
 }
 
 /// A task store whose every operation is timed and whose failures are counted.
@@ -162,8 +170,11 @@ pub(crate) struct Endpoint {
     pub(crate) handle: PrometheusHandle,
     /// False once the process drains.
     pub(crate) serving: Arc<AtomicBool>,
-    /// The store's own check (Redis answers and the subscription is up).
-    pub(crate) store_ready: Option<Ready>,
+    /// What else the process needs to serve (the store: Redis answers and the subscription
+    /// is up; a bridge: its backend connected): why not, as a sentence.
+    pub(crate) ready: Option<Ready>,
+    /// Sets the gauges read at each scrape (a bridge's backend state).
+    pub(crate) scrape: Option<Arc<dyn Fn() + Send + Sync>>,
     /// The HTTP endpoint's open sessions and streams.
     pub(crate) stats: Option<Arc<dyn Fn() -> HttpStats + Send + Sync>>,
 }
@@ -176,6 +187,9 @@ impl Endpoint {
                     let s = stats();
                     metrics::gauge!("janus_http_sessions").set(s.sessions as f64);
                     metrics::gauge!("janus_http_streams_open").set(s.streams as f64);
+                }
+                if let Some(scrape) = &self.scrape {
+                    scrape();
                 }
                 let serving = self.serving.load(Ordering::Relaxed);
                 metrics::gauge!("janus_serving").set(if serving { 1.0 } else { 0.0 });
@@ -194,13 +208,13 @@ impl Endpoint {
                         "draining\n".to_owned(),
                     );
                 }
-                match &self.store_ready {
+                match &self.ready {
                     Some(check) => match check().await {
                         Ok(()) => (StatusCode::OK, "text/plain", "ready\n".to_owned()),
                         Err(why) => (
                             StatusCode::SERVICE_UNAVAILABLE,
                             "text/plain",
-                            format!("the store is not reachable: {why}\n"),
+                            format!("not ready: {why}\n"),
                         ),
                     },
                     None => (StatusCode::OK, "text/plain", "ready\n".to_owned()),

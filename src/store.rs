@@ -73,11 +73,16 @@ impl Shared {
                 Some(Arc::new(move || {
                     let r = r.clone();
                     Box::pin(async move {
-                        r.ping().await.map_err(|e| e.to_string())?;
+                        r.ping()
+                            .await
+                            .map_err(|e| format!("the store is not reachable: {e}"))?;
                         if r.subscribed() {
                             Ok(())
                         } else {
-                            Err("the subscription to Redis is down".to_owned())
+                            Err(
+                                "the store is not reachable: the subscription to Redis is down"
+                                    .to_owned(),
+                            )
                         }
                     })
                 }))

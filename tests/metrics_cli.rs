@@ -1,6 +1,7 @@
 //! `janus serve --http --metrics ADDR`: `/metrics` counts requests by method, era and
 //! outcome and times them, times the store; `/healthz` and `/readyz`; on SIGTERM the replica
-//! is not ready first (while it still serves), then drains and exits 0.
+//! is not ready first (while it still serves), then drains and exits 0. `janus bridge
+//! --metrics ADDR`: the backend connected, and connected again.
 
 mod support;
 
@@ -152,4 +153,115 @@ fn a_metrics_address_that_cannot_be_bound_is_exit_2() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Polls `/metrics` at `metrics` until `done` holds of the page (15 s at most).
+fn until(metrics: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, page) = get(metrics, "/metrics");
+        assert_eq!(status, 200);
+        if done(&page) {
+            return page;
+        }
+        assert!(Instant::now() < deadline, "never {what}: {page}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn echo(addr: &str, id: u64, text: &str) -> serde_json::Value {
+    let args = format!(r#""name":"echo","arguments":{{"text":"{text}"}}"#);
+    ask(
+        addr,
+        "tools/call",
+        Some("echo"),
+        &web::modern(id, "tools/call", &args, "{}"),
+    )
+}
+
+#[test]
+fn a_bridge_reports_its_backend_and_is_ready_only_while_it_is_connected() {
+    let janus = support::janus_bin().to_owned();
+    let metrics = format!("127.0.0.1:{}", free_port());
+    // A stdio backend that can be made to exit: the bridge restarts it and counts it.
+    let bridge = HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--metrics",
+        &metrics,
+        "--mode",
+        "legacy",
+        "--",
+        &janus,
+        "serve",
+        "--tools",
+        "faults",
+    ]);
+    let addr = bridge.addr.clone();
+    assert_eq!(echo(&addr, 1, "a")["result"]["content"][0]["text"], "a");
+    assert_eq!(get(&metrics, "/readyz").0, 200);
+    let (_, page) = get(&metrics, "/metrics");
+    assert_eq!(
+        sample(&page, "janus_bridge_backend_connected"),
+        1.0,
+        "{page}"
+    );
+    assert_eq!(sample(&page, "janus_bridge_backend_reconnects_total"), 0.0);
+    assert_eq!(
+        sample(
+            &page,
+            r#"mcp_requests_total{method="tools/call",era="2026-07-28",outcome="ok"}"#
+        ),
+        1.0,
+        "{page}"
+    );
+    let body = web::modern(2, "tools/call", r#""name":"exit","arguments":{}"#, "{}");
+    let r = ask(&addr, "tools/call", Some("exit"), &body);
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    until(&metrics, "restarted", |p| {
+        sample(p, "janus_bridge_backend_reconnects_total") == 1.0
+            && sample(p, "janus_bridge_backend_connected") == 1.0
+    });
+    assert_eq!(get(&metrics, "/readyz").0, 200);
+    assert_eq!(echo(&addr, 3, "b")["result"]["content"][0]["text"], "b");
+    drop(bridge);
+
+    // An HTTP backend that goes away: not ready (and said why) until it is back.
+    let port = free_port();
+    let backend_addr = format!("127.0.0.1:{port}");
+    let mut backend = HttpServe::launch(&["serve", "--http", &backend_addr]);
+    let upstream = format!("http://{backend_addr}/mcp");
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let bridge = HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--metrics",
+        &metrics,
+        "--upstream",
+        &upstream,
+    ]);
+    let addr = bridge.addr.clone();
+    assert_eq!(echo(&addr, 1, "c")["result"]["content"][0]["text"], "c");
+    assert_eq!(get(&metrics, "/readyz").0, 200);
+    backend.child.kill().unwrap();
+    backend.child.wait().unwrap();
+    let r = echo(&addr, 2, "lost");
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let (status, why) = get(&metrics, "/readyz");
+    assert_eq!(status, 503, "{why}");
+    assert!(why.contains("backend"), "{why}");
+    let page = until(&metrics, "disconnected", |p| {
+        sample(p, "janus_bridge_backend_connected") == 0.0
+    });
+    assert!(page.contains("janus_bridge_backend_connected 0"), "{page}");
+    drop(backend);
+    let _backend = HttpServe::launch(&["serve", "--http", &backend_addr]);
+    until(&metrics, "connected again", |p| {
+        sample(p, "janus_bridge_backend_connected") == 1.0
+            && sample(p, "janus_bridge_backend_reconnects_total") == 1.0
+    });
+    assert_eq!(get(&metrics, "/readyz").0, 200);
+    assert_eq!(echo(&addr, 3, "d")["result"]["content"][0]["text"], "d");
 }

@@ -5,7 +5,7 @@
 
 use crate::input::Router;
 use janus_client::{Callbacks, Client, Error, Options, Transport};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,6 +21,8 @@ pub(crate) struct Backend {
     opts: Options,
     current: Mutex<Option<Arc<Client>>>,
     restarting: AtomicBool,
+    /// How many times the connection was made again.
+    reconnects: AtomicU64,
     /// Where the backend's requests for input go.
     router: Arc<Router>,
 }
@@ -61,6 +63,7 @@ impl Backend {
             opts,
             current: Mutex::new(Some(Arc::new(client))),
             restarting: AtomicBool::new(false),
+            reconnects: AtomicU64::new(0),
             router,
         }))
     }
@@ -77,6 +80,28 @@ impl Backend {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
             .ok_or_else(|| Error::Session("the backend is restarting".into()))
+    }
+
+    /// Whether the connection is up, and how many times it was made again. A connection
+    /// found ended is made again from here too, so a backend that exited while idle comes
+    /// back without waiting for a request to fail.
+    pub(crate) fn status(self: &Arc<Self>) -> crate::BackendStatus {
+        let current = self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let connected = current.is_some_and(|c| !c.is_closed());
+        if !connected
+            && !self.restarting.load(Ordering::Acquire)
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            self.failed(&Error::Session("the backend's connection ended".into()));
+        }
+        crate::BackendStatus {
+            connected,
+            reconnects: self.reconnects.load(Ordering::Relaxed),
+        }
     }
 
     /// The transport again, for a new connection.
@@ -123,6 +148,7 @@ impl Backend {
                         *me.current
                             .lock()
                             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(c));
+                        me.reconnects.fetch_add(1, Ordering::Relaxed);
                         me.restarting.store(false, Ordering::Release);
                         tracing::info!("the backend is back");
                         return;

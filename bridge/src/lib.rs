@@ -77,4 +77,28 @@ impl Bridge {
     pub fn backend(&self) -> Option<Arc<Client>> {
         self.backend.client().ok()
     }
+
+    /// What a health check or a metrics scrape reads of the backend's connection. Called
+    /// within a tokio runtime, a connection found ended is made again from here (a stdio
+    /// backend that exited while idle is restarted).
+    #[must_use]
+    pub fn status(&self) -> BackendStatus {
+        self.backend.status()
+    }
+
+    /// A handle on [`Bridge::status`] that does not keep the bridge alive (`None` once it
+    /// is gone).
+    pub fn watch(&self) -> impl Fn() -> Option<BackendStatus> + Send + Sync + 'static {
+        let backend = Arc::downgrade(&self.backend);
+        move || backend.upgrade().map(|b| b.status())
+    }
+}
+
+/// The state of a bridge's backend connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackendStatus {
+    /// The connection is up (false while the backend is being connected again).
+    pub connected: bool,
+    /// How many times the connection was made again since the bridge started.
+    pub reconnects: u64,
 }

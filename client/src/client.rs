@@ -694,6 +694,13 @@ impl Client {
         &self.negotiated
     }
 
+    /// Whether the connection has ended (the server's process exited, its stream closed):
+    /// every request from now on fails with [`Error::Session`].
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        lock(&self.inner.closed).is_some()
+    }
+
     /// The last bytes the server's process wrote to its stderr (empty for other transports).
     #[must_use]
     pub fn stderr(&self) -> String {

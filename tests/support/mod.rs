@@ -319,8 +319,15 @@ impl HttpServe {
     /// Starts it and waits for its `listening (HTTP...) addr=...` log line; the rest of its
     /// log is drained on a thread, so it never blocks on a full pipe.
     pub(crate) fn start(args: &[&str]) -> Self {
+        let mut all = vec!["serve", "--http", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        Self::launch(&all)
+    }
+
+    /// Starts `janus ARGS...` (a command that serves HTTP and logs where, as `janus bridge
+    /// --http` does) the same way.
+    pub(crate) fn launch(args: &[&str]) -> Self {
         let mut child = Command::new(janus_bin())
-            .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .env("JANUS_LOG", "info")
             .stdin(Stdio::null())
@@ -348,7 +355,7 @@ impl HttpServe {
         let Some(addr) = addr else {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("janus serve --http {args:?} logged no address");
+            panic!("janus {args:?} logged no address");
         };
         Self { child, addr }
     }
