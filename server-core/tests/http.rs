@@ -906,6 +906,70 @@ async fn http2_without_tls_is_served_too() {
     }
 }
 
+/// The protocol is told from a connection's first bytes, however they are split: an
+/// HTTP/1.1 request whose first byte (`P`, as the HTTP/2 preface's) comes alone, and an
+/// HTTP/2 preface sent in two writes.
+#[tokio::test]
+async fn the_protocol_is_told_from_first_bytes_that_come_apart() {
+    let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"split"}},{ENV}}}}}"#
+    );
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.set_nodelay(true).unwrap();
+    s.write_all(b"P").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    s.write_all(&request.as_bytes()[1..]).await.unwrap();
+    let mut raw = Vec::new();
+    timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    assert!(raw.contains(r#""text":"split""#), "{raw}");
+
+    // HTTP/2: the preface's first half, a pause, then the rest and the client's frames.
+    let (near, far) = tokio::io::duplex(1 << 16);
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.set_nodelay(true).unwrap();
+    tokio::spawn(async move {
+        let (mut from_client, mut to_client) = tokio::io::split(far);
+        let (mut from_server, mut to_server) = tcp.into_split();
+        let mut first = [0u8; 10];
+        from_client.read_exact(&mut first).await.unwrap();
+        to_server.write_all(&first).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let up = tokio::io::copy(&mut from_client, &mut to_server);
+        let down = tokio::io::copy(&mut from_server, &mut to_client);
+        let _ = tokio::join!(up, down);
+    });
+    let (mut send, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(near),
+    )
+    .await
+    .expect("an HTTP/2 connection with prior knowledge");
+    tokio::spawn(conn);
+    let req = http::Request::post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "echo")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let r = timeout(Duration::from_secs(10), send.send_request(req))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.version(), http::Version::HTTP_2);
+}
+
 #[tokio::test]
 async fn a_legacy_answer_right_after_its_last_notification_is_never_lost() {
     fn burst(ctx: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {

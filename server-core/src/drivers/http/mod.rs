@@ -39,6 +39,7 @@ mod body;
 mod ids;
 #[cfg(feature = "jwt")]
 pub mod jwt;
+mod listen;
 mod observe;
 mod resume;
 mod session;
@@ -46,6 +47,7 @@ mod session;
 pub use auth::{AuthLayer, AuthService, Principal, ProtectedResource, TokenVerifier};
 #[cfg(feature = "jwt")]
 pub use jwt::JwtVerifier;
+pub use listen::serve_http;
 pub use observe::{Era, Observe};
 /// The `tower::Layer` trait [`AuthLayer`] implements.
 pub use tower_layer;
@@ -56,7 +58,6 @@ pub use session::{DEFAULT_IDLE, DEFAULT_MAX_SESSIONS};
 pub use tower_service;
 
 use crate::api::ctx::{JobId, Notify};
-use crate::drivers::serve::Shutdown;
 use crate::drivers::stateless::{Pending, Stateless};
 use crate::engine::connection::Emitted;
 use crate::engine::connection::jobs::JobEnd;
@@ -74,8 +75,6 @@ use janus_codec::{Parsed, Parser, ProtocolVersion};
 use observe::Seen;
 use std::convert::Infallible;
 use std::future::Future;
-use std::io;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -792,57 +791,4 @@ async fn answer_later(
         }
         else => empty(StatusCode::INTERNAL_SERVER_ERROR),
     }
-}
-
-/// Serves the endpoint (an [`McpService`], alone or behind layers such as [`AuthLayer`]) on
-/// `listener` until `shutdown`: then it accepts no more, and the
-/// connections finish their requests (for at most `drain`).
-///
-/// # Errors
-///
-/// An accept error that is not about one connection.
-pub async fn serve_http<S, RB>(
-    service: S,
-    listener: tokio::net::TcpListener,
-    shutdown: &Shutdown,
-    drain: Duration,
-) -> io::Result<()>
-where
-    S: tower_service::Service<
-            Request<hyper::body::Incoming>,
-            Response = Response<RB>,
-            Error = Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    RB: Body + Send + 'static,
-    RB::Data: Send,
-    RB::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let builder =
-        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-    loop {
-        let (stream, peer): (tokio::net::TcpStream, SocketAddr) = tokio::select! {
-            a = listener.accept() => match a {
-                Ok(x) => x,
-                Err(e) if matches!(e.kind(), io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock) => continue,
-                Err(e) => return Err(e),
-            },
-            () = shutdown.triggered() => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let svc = hyper_util::service::TowerToHyperService::new(service.clone());
-        let conn = builder.serve_connection(io, svc).into_owned();
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(%peer, error = %e, "HTTP connection ended with an error");
-            }
-        });
-    }
-    let _ = tokio::time::timeout(drain, graceful.shutdown()).await;
-    Ok(())
 }
