@@ -6,7 +6,12 @@
 //! reads it now, if any. A client whose connection broke (or that the server let go: a slow
 //! reader, or a handler's [`crate::Ctx::close_stream`]) sends `GET` with `Last-Event-ID`,
 //! and gets the events after that id, then the rest of the stream as it comes; never the
-//! events of another stream. A stream of a 2025-11-25 session starts with a priming event
+//! events of another stream. When a stream keeps more than its bound, the oldest progress
+//! and log notifications are let go first: an answer or a server request is only let go
+//! when nothing else is left, and an ended stream too big for the session's budget keeps
+//! only those (so a client that fell behind a tool's flood of progress still gets its answer
+//! by resuming). A stream of a
+//! 2025-11-25 session starts with a priming event
 //! (an id, a `retry` and empty data, SEP-1699), so its client can resume even before its
 //! first message. 2026-07-28 streams are not resumable, as that revision says.
 
@@ -41,7 +46,9 @@ pub(super) struct Log {
     stream: u64,
     /// The place of the next event (the priming event is 0).
     next: u64,
-    kept: VecDeque<(u64, Bytes)>,
+    /// The events kept: their place, their text, and whether they may be let go before
+    /// the others (a progress or log notification).
+    kept: VecDeque<(u64, Bytes, bool)>,
     bytes: usize,
     /// Every event after this place is kept.
     floor: u64,
@@ -82,9 +89,17 @@ impl Log {
         }
         let e = e.freeze();
         self.bytes += e.len();
-        self.kept.push_back((seq, e.clone()));
+        self.kept.push_back((seq, e.clone(), droppable(event)));
         while self.kept.len() > KEPT_EVENTS || self.bytes > KEPT_BYTES {
-            let Some((s, old)) = self.kept.pop_front() else {
+            // NB. Answers and server requests are few beside notifications: the first one
+            // that may go is near the front.
+            if let Some(i) = self.kept.iter().position(|k| k.2)
+                && let Some((_, old, _)) = self.kept.remove(i)
+            {
+                self.bytes -= old.len();
+                continue;
+            }
+            let Some((s, old, _)) = self.kept.pop_front() else {
                 break;
             };
             self.bytes -= old.len();
@@ -111,6 +126,13 @@ impl Log {
         self.live = None;
     }
 
+    /// Lets go of the progress and log notifications it keeps: its answers and server
+    /// requests are left.
+    fn compact(&mut self) {
+        self.kept.retain(|k| !k.2);
+        self.bytes = self.kept.iter().map(|k| k.1.len()).sum();
+    }
+
     /// True while a connection reads the stream.
     pub(super) fn is_read(&self) -> bool {
         self.live.as_ref().is_some_and(|l| !l.is_closed())
@@ -126,8 +148,8 @@ impl Log {
         let after: Vec<Bytes> = self
             .kept
             .iter()
-            .filter(|(s, _)| *s > seq)
-            .map(|(_, e)| e.clone())
+            .filter(|(s, _, _)| *s > seq)
+            .map(|(_, e, _)| e.clone())
             .collect();
         let (tx, rx) = mpsc::channel(room + after.len());
         for e in after {
@@ -136,6 +158,14 @@ impl Log {
         self.live = (!self.ended).then_some(tx);
         Some(rx)
     }
+}
+
+/// Whether an event (an SSE event or a line, as [`Log::write`] takes it) is a progress or
+/// log notification: one the stream may let go before its answers.
+fn droppable(event: &[u8]) -> bool {
+    let head = &event[..event.len().min(160)];
+    memchr::memmem::find(head, br#""method":"notifications/progress""#).is_some()
+        || memchr::memmem::find(head, br#""method":"notifications/message""#).is_some()
 }
 
 /// The logs of one session's streams.
@@ -166,11 +196,14 @@ impl Logs {
     }
 
     /// Stream `log` ended: it stays resumable while the session's budget for ended streams
-    /// holds it.
+    /// holds it (a stream that would not fit keeps only its answers and server requests).
     pub(super) fn ended(&mut self, log: &Shared) {
         let (stream, bytes) = {
             let mut l = lock(log);
             l.end();
+            if self.ended_bytes + l.bytes > ENDED_BYTES {
+                l.compact();
+            }
             (l.stream, l.bytes)
         };
         self.ended.push_back((stream, bytes));
@@ -254,6 +287,46 @@ mod tests {
         }
         assert!(l.resume(5, 1).is_none());
         assert!(l.resume(20, 1).is_some());
+    }
+
+    #[test]
+    fn a_flood_of_progress_lets_notifications_go_never_the_answer() {
+        let mut logs = Logs::default();
+        let (tx, _rx) = mpsc::channel(1);
+        let log = logs.open(tx);
+        let note = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":1,"progress":1,"message":"{}"}}}}"#,
+            "x".repeat(1000)
+        );
+        let mut l = lock(&log);
+        l.write(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}\n");
+        for _ in 0..20_000 {
+            l.write(note.as_bytes());
+        }
+        l.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+        assert!(l.kept.len() <= KEPT_EVENTS && l.bytes <= KEPT_BYTES);
+        // A client that read only the first events resumes: the server request it read is
+        // not sent again; the notifications still kept, then the answer, are.
+        let mut again = l.resume(1, 8).unwrap();
+        let got: Vec<String> = std::iter::from_fn(|| again.try_recv().ok())
+            .map(|b| text(&b))
+            .collect();
+        assert!(got.iter().all(|e| !e.contains("roots/list")));
+        assert!(
+            got.last().unwrap().contains(r#""result""#),
+            "{:?}",
+            got.last()
+        );
+        drop(l);
+        // Ended and too big for the session's budget, it keeps its answer and the request.
+        logs.ended(&log);
+        let (found, seq) = logs.find("1-0").expect("still resumable");
+        let mut again = lock(&found).resume(seq, 8).unwrap();
+        let got: Vec<String> = std::iter::from_fn(|| again.try_recv().ok())
+            .map(|b| text(&b))
+            .collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].contains("roots/list") && got[1].contains(r#""result""#));
     }
 
     #[test]
