@@ -437,7 +437,7 @@ fn run_serve(
             tracing::info!("shutting down: draining requests in flight");
         });
         if let Some((addr, http_config, auth)) = http {
-            let listener = tokio::net::TcpListener::bind(addr).await?;
+            let listener = serve::bind(addr)?;
             let bound = listener.local_addr()?;
             let service = janus_server_core::http::McpService::new(server, http_config.clone());
             if let Some(w) = watch {
@@ -485,7 +485,7 @@ fn run_serve(
         match listen {
             None => serve::serve_stdio(server, &config, &shutdown).await,
             Some(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let listener = serve::bind(addr)?;
                 tracing::info!(addr = %listener.local_addr()?, "listening");
                 serve::serve_tcp(server, listener, config, &shutdown).await
             }
@@ -613,7 +613,7 @@ fn run_bridge(
         let config = Config::default();
         match (http, service) {
             (Some(addr), Some(service)) => {
-                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let listener = serve::bind(addr)?;
                 let bound = listener.local_addr()?;
                 tracing::info!(addr = %bound, "bridge listening (HTTP)");
                 janus_server_core::http::serve_http(service, listener, &shutdown, config.drain)

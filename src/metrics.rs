@@ -281,7 +281,7 @@ pub(crate) async fn serve(listener: tokio::net::TcpListener, endpoint: Endpoint)
 
 /// Binds the metrics address (at start: a bad one is an error before serving).
 pub(crate) async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
-    let l = tokio::net::TcpListener::bind(addr).await?;
+    let l = janus_server_core::serve::bind(addr)?;
     tracing::info!(addr = %l.local_addr()?, "metrics listening (/metrics, /healthz, /readyz)");
     Ok(l)
 }
