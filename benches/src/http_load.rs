@@ -194,7 +194,12 @@ impl Running {
             if err.read_line(&mut l)? == 0 {
                 break;
             }
-            if let Some(a) = l.split("addr=").nth(1) {
+            // NB. `janus serve --metrics` logs its metrics address too.
+            if let Some(a) = l
+                .split("addr=")
+                .nth(1)
+                .filter(|_| !l.contains("metrics listening"))
+            {
                 addr = a.split_whitespace().next().and_then(|a| a.parse().ok());
                 break;
             }
