@@ -7,7 +7,10 @@ the configurations of deploy/ (their ports changed to free ones). Through each b
 - python-sdk v2 (legacy mode) and v1 (streamablehttp_client) sessions stay on the replica
   that minted them for their whole life (each replica's legacy counts);
 - the replica of the v1 session is killed (SIGKILL): modern requests that a client retries
-  all succeed, the v1 session fails and a new one is served by another replica.
+  all succeed, the v1 session fails and a new one is served by another replica;
+- the same with a python-sdk v2 legacy session (its replica restarted first, then killed):
+  the session's next call gets 404 from another replica, and the client re-initialises
+  there (or fails, and a new client does).
 
 Every process is started here on loopback and stopped by its pid. Exit status 1 on any
 failure.
@@ -193,6 +196,38 @@ async def v2_session(url, calls):
                 check(r.content[0].text == f"v2 {i}", f"v2 echo {i}")
 
 
+async def v2_killed(url, replicas):
+    """A v2 legacy session whose replica is killed: what its next call does, then a new
+    session. Returns what happened, as a sentence."""
+    before = replicas.counts("tools/call", "legacy")
+    outcome = None
+    try:
+        with anyio.fail_after(60):
+            async with Client(url, mode="legacy", read_timeout_seconds=30) as c:
+                r = await c.call_tool("echo", {"text": "v2 before"})
+                check(r.content[0].text == "v2 before", f"{r}")
+                d = deltas(before, replicas.counts("tools/call", "legacy"))
+                check(sorted(d) == [0, 0, 1], f"v2 session calls per replica {d}")
+                node = d.index(1)
+                replicas.kill(node)
+                try:
+                    r = await c.call_tool("echo", {"text": "v2 after"})
+                    check(r.content[0].text == "v2 after", f"{r}")
+                    outcome = f"r{node} killed: the session's next call was served (the client re-initialised)"
+                except Exception as e:  # noqa: BLE001 - a failure is the other allowed outcome
+                    outcome = f"r{node} killed: the session's next call failed ({type(e).__name__})"
+    except Exception as e:  # noqa: BLE001
+        # NB. Closing a session whose replica is gone may raise; the call's outcome stands.
+        if outcome is None:
+            raise
+        print(f"  (closing the old v2 session: {type(e).__name__})")
+    with anyio.fail_after(60):
+        async with Client(url, mode="legacy", read_timeout_seconds=30) as c:
+            r = await c.call_tool("echo", {"text": "v2 new"})
+            check(r.content[0].text == "v2 new", f"{r}")
+    return outcome + "; a new session was served"
+
+
 def exercise(kind, replicas, url):
     # Modern requests spread over every replica.
     before = replicas.counts("tools/call", "2026-07-28")
@@ -258,6 +293,10 @@ def exercise(kind, replicas, url):
     check("PASS" in out, f"v1 after the kill: {out}")
     print(f"  after SIGKILL of r{node}: 12 modern requests served ({retried} retries); "
           f"v1: {' / '.join(out.strip().splitlines())}")
+
+    # A python-sdk v2 legacy session whose replica is killed.
+    replicas.start(node)
+    print(f"  v2: {anyio.run(v2_killed, url, replicas)}")
 
 
 def main():
