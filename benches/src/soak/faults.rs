@@ -180,8 +180,8 @@ pub(super) fn cancel_storm(janus: &Path, size: Size) -> io::Result<String> {
     ))
 }
 
-/// 6. A flood of task-creating calls: past the store's bound each gets a clear error, and the
-///    server goes on serving.
+/// 6. A flood of task-creating calls (stdio, then HTTP): past the store's bound each gets a
+///    clear error, and the server goes on serving.
 pub(super) fn task_flood(janus: &Path) -> io::Result<String> {
     let mut child = Command::new(janus)
         .arg("serve")
@@ -227,8 +227,37 @@ pub(super) fn task_flood(janus: &Path) -> io::Result<String> {
             "a task flood: {made} made, {refused} refused of {n}, exit {status}"
         )));
     }
+    // The same over HTTP (2026-07-28 POSTs on one keep-alive connection): the process's one
+    // store is bounded the same way.
+    let server = janus_http(janus, &[])?;
+    let mut c = HttpConn::open(server.addr)?;
+    let (mut made_http, mut refused_http) = (0, 0);
+    for id in 1..=n {
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"sleep\",\"arguments\":{{\"ms\":600000}},\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{\"extensions\":{{\"io.modelcontextprotocol/tasks\":{{}}}}}}}}}}}}"
+        );
+        let (_, answer) = c.post("tools/call", Some("sleep"), body.as_bytes())?;
+        if memchr::memmem::find(&answer, b"\"taskId\"").is_some() {
+            made_http += 1;
+        } else if memchr::memmem::find(&answer, b"\"error\"").is_some()
+            && memchr::memmem::find(&answer, b"\"message\"").is_some()
+        {
+            refused_http += 1;
+        }
+    }
+    let (status, answer) = c.post("tools/call", Some("echo"), PING)?;
+    if made_http + refused_http != n
+        || refused_http == 0
+        || status != 200
+        || memchr::memmem::find(&answer, b"\"result\"").is_none()
+    {
+        return Err(bad(format!(
+            "a task flood over HTTP: {made_http} made, {refused_http} refused of {n}, then {status}"
+        )));
+    }
+    drop(server);
     Ok(format!(
-        "a flood of {n} task-creating calls: {made} tasks made, {refused} refused with an error, then served and exited 0"
+        "a flood of {n} task-creating calls: on stdio {made} tasks made, {refused} refused with an error, then served and exited 0; over HTTP {made_http} made, {refused_http} refused, then served"
     ))
 }
 
