@@ -919,6 +919,13 @@ async fn the_protocol_is_told_from_first_bytes_that_come_apart() {
         "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: echo\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     );
+    // Connections that stop inside the preface wait there; the others are served.
+    let mut stalled = Vec::new();
+    for _ in 0..50 {
+        let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+        c.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+        stalled.push(c);
+    }
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     s.set_nodelay(true).unwrap();
     s.write_all(b"P").await.unwrap();
@@ -968,6 +975,7 @@ async fn the_protocol_is_told_from_first_bytes_that_come_apart() {
         .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.version(), http::Version::HTTP_2);
+    drop(stalled);
 }
 
 #[tokio::test]

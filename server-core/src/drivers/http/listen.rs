@@ -83,10 +83,16 @@ where
     Ok(())
 }
 
+/// The longest wait for a connection whose first bytes are a part of the HTTP/2 preface to
+/// tell: then it is served as HTTP/1.1 (which refuses what is not a request).
+const PREFACE_WAIT: Duration = Duration::from_secs(10);
+
 /// Whether the connection's first bytes are the HTTP/2 preface: read without taking them
 /// (peeked), as soon as they tell; false for a connection closed before it sent anything.
 async fn opens_with_h2_preface(stream: &tokio::net::TcpStream) -> io::Result<bool> {
     let mut buf = [0u8; H2_PREFACE.len()];
+    let started = tokio::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
     loop {
         let n = stream.peek(&mut buf).await?;
         if n == 0 || buf[..n] != H2_PREFACE[..n] {
@@ -95,7 +101,13 @@ async fn opens_with_h2_preface(stream: &tokio::net::TcpStream) -> io::Result<boo
         if n == H2_PREFACE.len() {
             return Ok(true);
         }
-        // A prefix of the preface so far: peeking again at once would find the same bytes.
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        // NB. A part of the preface so far: peeking again at once would find the same bytes
+        // (readiness does not wait for more), so the pause grows, and a client that stops
+        // there costs a wake-up every 100 ms at most, for a bounded time.
+        if started.elapsed() >= PREFACE_WAIT {
+            return Ok(false);
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
 }
