@@ -471,3 +471,59 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the bridge could not start"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_breaks_the_protocol_is_absorbed_at_the_front() {
+    for front in [Mode::Modern, Mode::Legacy] {
+        let c = through_bridge_to(front, "legacy", "faults").await;
+        // A backend that answers with a result of the wrong shape, among lines that are not
+        // JSON-RPC: the front request gets -32603 saying why, at once (not a hang).
+        let opts = CallOptions {
+            timeout: Some(Duration::from_secs(10)),
+            ..CallOptions::default()
+        };
+        match c.call_tool("garbage", Some("{}"), opts).await {
+            Err(Error::Rejected(r)) => {
+                assert_eq!(r.code, -32603, "{front:?}: {r}");
+                assert!(
+                    r.data.as_deref().is_some_and(|d| d.contains("reason")),
+                    "{front:?}: {r}"
+                );
+            }
+            other => panic!("{front:?}: {other:?}"),
+        }
+        // A flood of notifications nobody asked for and of text that is not JSON: skipped,
+        // and the call's answer comes after it.
+        let r = c
+            .call_tool("noisy", Some(r#"{"count":20000}"#), CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.text(), "flooded 20000", "{front:?}");
+        // Requests nobody expects (an unknown method, a ping) and an answer to nothing: the
+        // bridge answers or drops them, and the call goes on.
+        let r = c
+            .call_tool("asking", Some("{}"), CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(r.text(), "asked", "{front:?}");
+        // ... and, after its answer, a request for input that belongs to no call: refused.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The same backend process still serves, with many calls in flight.
+        let calls = (0..16).map(|i| {
+            let c = &c;
+            async move {
+                let r = c
+                    .call_tool(
+                        "echo",
+                        Some(&format!(r#"{{"text":"after {i}"}}"#)),
+                        CallOptions::default(),
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(r.text(), format!("after {i}"));
+            }
+        });
+        futures_join(calls).await;
+        c.close(Duration::from_secs(2)).await;
+    }
+}
