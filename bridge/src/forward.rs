@@ -4,8 +4,7 @@
 use crate::BridgeError;
 use crate::backend::Backend;
 use crate::input::{Event, InFlight, Question, Router};
-use janus_client::CallResult;
-use janus_client::{CallOptions, Cancel, Client, Progress};
+use janus_client::{CallOptions, CallResult, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
@@ -336,7 +335,7 @@ impl Forward {
 
 /// What a forwarded call waits for next.
 enum Next {
-    Done(Result<Result<CallResult, janus_client::Error>, tokio::task::JoinError>),
+    Done(Result<CallResult, janus_client::Error>),
     Asked(Question),
     Logged(janus_client::LogMessage),
     Heard(Progress),
@@ -375,7 +374,8 @@ impl janus_server_core::tools::AsyncTool for Forward {
         let (asker, questions) = self.router.register();
         let name = Arc::clone(&self.name);
         let backend = Arc::clone(&self.backend);
-        let call = tokio::spawn(async move {
+        // NB. Polled by the front request's own job, not spawned: one task a call.
+        let call = Box::pin(async move {
             let r = client.call_tool(&name, arguments.as_deref(), opts).await;
             if let Err(e) = &r {
                 backend.failed(e);
@@ -425,7 +425,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                 Next::Cancelled => {
                     // NB. A front request cancelled stops the backend's work too.
                     flight.cancel.fire();
-                    flight.call.abort();
+                    drop(flight);
                     return Err(RpcError::new(janus_codec::INTERNAL_ERROR, "cancelled").into());
                 }
                 Next::Asked(q) => match InputRequest::forwarded(
@@ -447,7 +447,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                         }));
                     }
                 },
-                Next::Done(Ok(Ok(r))) => {
+                Next::Done(Ok(r)) => {
                     // NB. A log message the backend sent just before its answer may still be
                     // on its way through the router: give it a turn, then send what came.
                     tokio::task::yield_now().await;
@@ -460,8 +460,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                         is_error: r.is_error,
                     });
                 }
-                Next::Done(Ok(Err(e))) => return Err(rejection_of(&e).into()),
-                Next::Done(Err(_)) => return Err(RpcError::internal().into()),
+                Next::Done(Err(e)) => return Err(rejection_of(&e).into()),
             }
         }
     })

@@ -41,13 +41,19 @@ pub(crate) enum Event {
 
 /// A backend call in flight, as the forwarding handler drives it.
 pub(crate) struct InFlight {
-    pub(crate) call: tokio::task::JoinHandle<Result<CallResult, Error>>,
+    /// The backend call itself, polled by the front request that drives it (not a task of
+    /// its own: dropping it ends it, and a parked one waits, its answer kept, until resumed).
+    pub(crate) call: BackendCall,
     pub(crate) questions: mpsc::UnboundedReceiver<Event>,
     pub(crate) progress: Option<mpsc::UnboundedReceiver<Progress>>,
     pub(crate) cancel: Cancel,
     /// Its place among the calls that may ask: given back when it is dropped.
     pub(crate) _asker: Asker,
 }
+
+/// A backend call in flight.
+pub(crate) type BackendCall =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Error>> + Send>>;
 
 /// A call parked for its retry, and the question it waits on.
 struct Parked {
@@ -170,8 +176,9 @@ impl Router {
             tokio::time::sleep(PARKED_TTL).await;
             let expired = router.upgrade().and_then(|r| lock(&r.parked).remove(&key));
             if let Some(p) = expired {
+                // NB. Dropping the call ends it at the backend too.
                 p.flight.cancel.fire();
-                p.flight.call.abort();
+                drop(p);
             }
         });
         token
