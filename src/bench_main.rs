@@ -168,6 +168,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// The name of the stdio bridge's row in the end-to-end report.
+const BRIDGE_STDIO: &str = janus_bench::e2e::BRIDGE;
+
 /// The `janus` executable beside this one: the server the benchmark measures.
 fn janus_exe() -> Option<std::path::PathBuf> {
     let own = std::env::current_exe().ok()?;
@@ -210,8 +213,18 @@ fn run_bench(
             // NB. The floor serves echo only.
             surface: echoes,
         };
+    let janus_path = janus.to_string_lossy().into_owned();
     let mut targets = vec![
         target("janus", janus, &["serve"], true),
+        // NB. The bridge's cost: a client of either era through `janus bridge` in front of
+        // `janus serve` spoken to in a handshake revision (the report compares its modern
+        // row with janus's legacy one).
+        target(
+            BRIDGE_STDIO,
+            janus,
+            &["bridge", "--mode", "legacy", "--", &janus_path, "serve"],
+            true,
+        ),
         target("rmcp 3.11 (stdio)", &own, &["rmcp-peer"], true),
         target("rmcp 3.11 (pipes)", &own, &["rmcp-peer", "--pipes"], true),
         target("floor", &own, &["floor"], false),
@@ -364,8 +377,24 @@ fn run_http_bench(
     };
     let both = [load::Era::Modern, load::Era::Legacy];
     let loopback = "127.0.0.1:0";
+    let janus_path = janus.to_string_lossy().into_owned();
     let mut http_targets = vec![
         http_target("janus", janus, &["serve", "--http", loopback], &both),
+        http_target(
+            janus_bench::http_bench::BRIDGE,
+            janus,
+            &[
+                "bridge",
+                "--http",
+                loopback,
+                "--mode",
+                "legacy",
+                "--",
+                &janus_path,
+                "serve",
+            ],
+            &[load::Era::Modern],
+        ),
         http_target(
             "rmcp 3.11 (stateless JSON)",
             own,

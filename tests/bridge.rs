@@ -136,6 +136,41 @@ async fn a_modern_client_in_front_of_a_legacy_backend() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_on_several_threads_serves_the_same() {
+    // NB. One thread is the stdio front's default; `--threads N` spreads it.
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--threads",
+            "2",
+            "--mode",
+            "legacy",
+            "--",
+            JANUS,
+            "serve",
+        ],
+    );
+    let opts = Options {
+        mode: Mode::Modern,
+        trusted: true,
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    };
+    let c = Client::connect(Transport::Stdio(cmd), opts)
+        .await
+        .expect("the bridge serves");
+    exercise(&c, "two threads").await;
+    c.close(Duration::from_secs(2)).await;
+    let refused = std::process::Command::new(JANUS)
+        .args(["bridge", "--threads", "0", "--", JANUS, "serve"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--threads"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_client_in_front_of_a_modern_backend() {
     let c = through_bridge(Mode::Legacy, "modern").await;
     assert!(c.negotiated().version.is_handshake());

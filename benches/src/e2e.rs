@@ -193,6 +193,10 @@ pub struct Report {
     pub client: Option<crate::client_bench::ClientReport>,
 }
 
+/// The name of the bridge's row: `janus bridge` in front of `janus serve` on stdio, spoken
+/// to in a handshake revision.
+pub const BRIDGE: &str = "janus bridge (legacy backend)";
+
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -471,6 +475,7 @@ impl fmt::Display for Report {
         for (name, why) in &self.absent {
             writeln!(f, "| {name} | absent: {why} |")?;
         }
+        self.bridge_summary(f)?;
         if let Some(m) = &self.mixed {
             writeln!(f)?;
             writeln!(
@@ -529,6 +534,44 @@ impl fmt::Display for Report {
 }
 
 impl Report {
+    /// The bridge's cost, from its rows: a 2026-07-28 client through `janus bridge` in front
+    /// of `janus serve` spoken to in a handshake revision, against `janus serve` answering a
+    /// legacy client directly (the #36 goals: at least 0.7x the rate, at most 10 us added at
+    /// p50).
+    fn bridge_summary(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = |target: &str, era: &str| {
+            self.rows
+                .iter()
+                .find(|r| r.target == target && r.era == era)
+        };
+        let (Some(through), Some(direct)) = (
+            row(BRIDGE, Era::Modern.name()),
+            row(&self.rows[0].target, Era::Legacy.name()),
+        ) else {
+            return Ok(());
+        };
+        let (Some(t), Some(d)) = (through.pipelined.first(), direct.pipelined.first()) else {
+            return Ok(());
+        };
+        let ratio = t.per_sec / d.per_sec;
+        let added = through.latency.p50 - direct.latency.p50;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "janus bridge over stdio: a 2026-07-28 client through the bridge in front of janus \
+             serve spoken to as 2025-06-18, against janus serve answering a legacy client \
+             directly: pipelined {} B {} req/s against {} ({ratio:.2}x, goal >= 0.7: {}); \
+             closed-loop p50 {:.1} us against {:.1} us ({added:+.1} us, goal <= 10: {}).",
+            t.payload,
+            rate(t.per_sec),
+            rate(d.per_sec),
+            if ratio >= 0.7 { "met" } else { "NOT met" },
+            through.latency.p50,
+            direct.latency.p50,
+            if added <= 10.0 { "met" } else { "NOT met" },
+        )
+    }
+
     /// An SVG chart: pipelined throughput by payload (log scale) and closed-loop p50, per
     /// server and era.
     #[must_use]

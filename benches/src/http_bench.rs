@@ -137,6 +137,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The per-run ratios of two sample series, and their median.
+/// The name of the bridge's row: `janus bridge --http` in front of `janus serve` on stdio,
+/// spoken to in a handshake revision; a 2026-07-28 client in front.
+pub const BRIDGE: &str = "janus bridge (legacy backend)";
+
 fn ratio(a: &[f64], b: &[f64]) -> f64 {
     median(a.iter().zip(b).map(|(x, y)| x / y).collect())
 }
@@ -272,6 +276,36 @@ fn checks(
                     goal: ">= 0.9".into(),
                     met: m >= 0.9,
                 });
+            }
+        }
+        if let Some(b) = find(BRIDGE) {
+            for &c in &plan.connections {
+                let (Some(direct), Some(through)) = (
+                    samples.get(&(0, legacy, c, p)),
+                    samples.get(&(b, modern, c, p)),
+                ) else {
+                    continue;
+                };
+                let m = ratio(&through.rate, &direct.rate);
+                out.push(Check {
+                    what: format!(
+                        "janus bridge (modern, legacy backend) / janus legacy direct, {c} conns, {p} B"
+                    ),
+                    measured: m,
+                    goal: ">= 0.7".into(),
+                    met: m >= 0.7,
+                });
+                if c == 1 {
+                    let added = median(through.p50.clone()) - median(direct.p50.clone());
+                    out.push(Check {
+                        what: format!(
+                            "janus bridge p50 added over janus legacy direct, 1 conn, {p} B (us)"
+                        ),
+                        measured: added,
+                        goal: "<= 10".into(),
+                        met: added <= 10.0,
+                    });
+                }
             }
         }
         if let (Some(f), true) = (find("floor"), plan.connections.contains(&1)) {

@@ -296,7 +296,11 @@ impl Seen {
 fn check_answer(line: &[u8], sent: u64, seen: &mut Seen, text: Option<&[u8]>) -> io::Result<()> {
     let id = answer_id(line).ok_or_else(|| bad(format!("no id in {}", lossy(line))))?;
     if id == 0 || id > sent {
-        return Err(bad(format!("unexpected id {id}")));
+        return Err(bad(format!(
+            "unexpected id {id} ({} sent): {}",
+            sent,
+            lossy(line)
+        )));
     }
     if !seen.insert(id) {
         return Err(bad(format!("id {id} answered twice")));
@@ -459,6 +463,10 @@ fn drive<W: Write + Send + 'static, R: BufRead>(
             Ok(_) => {}
             Err(e) => break Err(e),
         }
+        // NB. Read again: while this read waited, more may have been sent, and a server that
+        // answers out of order (a bridge, a server with asynchronous tools) may answer them
+        // first.
+        let total = (sent.load(Ordering::Acquire) & !STOPPED) as u64;
         if let Err(e) = check_answer(&line, total, &mut seen, check_text) {
             break Err(e);
         }
