@@ -406,7 +406,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
             // requests for input) is taken before the answer.
             let next = tokio::select! {
                 biased;
-                Some(e) = flight.questions.recv() => match e {
+                e = flight.questions.recv() => match e {
                     Event::Ask(q) => Next::Asked(q),
                     Event::Log(m) => Next::Logged(m),
                 },
@@ -451,7 +451,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                     // NB. A log message the backend sent just before its answer may still be
                     // on its way through the router: give it a turn, then send what came.
                     tokio::task::yield_now().await;
-                    while let Ok(Event::Log(m)) = flight.questions.try_recv() {
+                    while let Some(Event::Log(m)) = flight.questions.try_recv() {
                         log(&ctx, m);
                     }
                     return Ok(ToolResult {

@@ -44,11 +44,44 @@ pub(crate) struct InFlight {
     /// The backend call itself, polled by the front request that drives it (not a task of
     /// its own: dropping it ends it, and a parked one waits, its answer kept, until resumed).
     pub(crate) call: BackendCall,
-    pub(crate) questions: mpsc::UnboundedReceiver<Event>,
+    pub(crate) questions: Arc<Inbox>,
     pub(crate) progress: Option<mpsc::UnboundedReceiver<Progress>>,
     pub(crate) cancel: Cancel,
     /// Its place among the calls that may ask: given back when it is dropped.
     pub(crate) _asker: Asker,
+}
+
+/// Where the backend's questions and log messages for one call wait for it: a small queue
+/// and a wake-up, made with the call (a channel would cost a block of slots a call, most of
+/// them never used).
+#[derive(Default)]
+pub(crate) struct Inbox {
+    events: Mutex<std::collections::VecDeque<Event>>,
+    ready: tokio::sync::Notify,
+}
+
+impl Inbox {
+    /// Queues `e` for the call.
+    fn send(&self, e: Event) {
+        lock(&self.events).push_back(e);
+        self.ready.notify_one();
+    }
+
+    /// The next event, at once when one waits.
+    pub(crate) fn try_recv(&self) -> Option<Event> {
+        lock(&self.events).pop_front()
+    }
+
+    /// The next event. Cancel-safe: an event leaves the queue only when it is returned.
+    pub(crate) async fn recv(&self) -> Event {
+        loop {
+            if let Some(e) = self.try_recv() {
+                return e;
+            }
+            // NB. A send between the check and this wait leaves a permit: not missed.
+            self.ready.notified().await;
+        }
+    }
 }
 
 /// A backend call in flight.
@@ -67,7 +100,7 @@ pub(crate) struct Router {
     next: AtomicU64,
     /// The calls in flight that may ask, and whether each is parked (a parked call waits
     /// for the answer to its question: it asks nothing more until it is resumed).
-    askers: Mutex<HashMap<u64, (mpsc::UnboundedSender<Event>, bool)>>,
+    askers: Mutex<HashMap<u64, (Arc<Inbox>, bool)>>,
     parked: Mutex<HashMap<String, Parked>>,
 }
 
@@ -97,10 +130,10 @@ fn refused(message: &str) -> Rejection {
 
 impl Router {
     /// A new call that may ask: its place, and where its questions come.
-    pub(crate) fn register(self: &Arc<Self>) -> (Asker, mpsc::UnboundedReceiver<Event>) {
+    pub(crate) fn register(self: &Arc<Self>) -> (Asker, Arc<Inbox>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.askers).insert(id, (tx, false));
+        let rx = Arc::new(Inbox::default());
+        lock(&self.askers).insert(id, (Arc::clone(&rx), false));
         (
             Asker {
                 router: Arc::clone(self),
@@ -136,8 +169,9 @@ impl Router {
             params,
             answer,
         };
-        if to.is_none_or(|tx| tx.send(Event::Ask(q)).is_err()) {
-            return Err(refused("the call that asked has ended"));
+        match to {
+            Some(tx) => tx.send(Event::Ask(q)),
+            None => return Err(refused("the call that asked has ended")),
         }
         answered.await.unwrap_or_else(|_| {
             Err(refused(
@@ -152,9 +186,7 @@ impl Router {
         let askers = lock(&self.askers);
         let mut running = askers.values().filter(|(_, parked)| !parked);
         match (running.next(), running.next()) {
-            (Some((tx, _)), None) => {
-                let _ = tx.send(Event::Log(m));
-            }
+            (Some((tx, _)), None) => tx.send(Event::Log(m)),
             _ => tracing::debug!(level = %m.level, "a backend log message for no one call"),
         }
     }

@@ -165,8 +165,8 @@ fn now_ms() -> u64 {
 pub struct Runner {
     set: JoinSet<(JobId, JobEnd)>,
     /// The job of each tokio task, for the ones that panic.
-    jobs: HashMap<tokio::task::Id, JobId>,
-    handles: HashMap<JobId, AbortHandle>,
+    jobs: HashMap<tokio::task::Id, JobId, foldhash::fast::RandomState>,
+    handles: HashMap<JobId, AbortHandle, foldhash::fast::RandomState>,
     notes_tx: mpsc::Sender<(JobId, Bytes)>,
     notes: mpsc::Receiver<(JobId, Bytes)>,
 }
@@ -192,8 +192,8 @@ impl Runner {
         let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
         Self {
             set: JoinSet::new(),
-            jobs: HashMap::new(),
-            handles: HashMap::new(),
+            jobs: HashMap::default(),
+            handles: HashMap::default(),
             notes_tx,
             notes,
         }

@@ -20,7 +20,11 @@ use bytes::{BufMut, Bytes, BytesMut};
 use janus_codec::{Id, IdBuf};
 use janus_model::shape::Shape;
 use smallvec::SmallVec;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+/// The book's maps: keyed by ids the connection gave, or a client chose (the seed is the
+/// process's own, so a client cannot aim at one bucket).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -300,12 +304,12 @@ impl Jobs {
     pub(crate) fn new(max_running: usize) -> Self {
         Self {
             next: 0,
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             queue: VecDeque::new(),
-            by_request: HashMap::new(),
-            by_task: HashMap::new(),
-            waits: HashMap::new(),
-            batches: HashMap::new(),
+            by_request: HashMap::default(),
+            by_task: HashMap::default(),
+            waits: HashMap::default(),
+            batches: HashMap::default(),
             next_batch: 0,
             closed_batches: None,
             actions: VecDeque::new(),
