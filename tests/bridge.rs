@@ -395,7 +395,55 @@ impl Drop for Killed {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_of_the_backend_s_tools_reaches_the_front() {
-    let c = through_bridge_to(Mode::Modern, "legacy", "conformance").await;
+    a_change_of_the_tools_through(Mode::Modern, "legacy").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_a_modern_backend_s_tools_reaches_a_legacy_front() {
+    // NB. A 2026-07-28 backend tells of changes only on a listen stream: the bridge holds one.
+    a_change_of_the_tools_through(Mode::Legacy, "modern").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_a_modern_http_backend_s_tools_reaches_a_legacy_front() {
+    // NB. Over HTTP the bridge's listen stream is a POST's event stream, held open.
+    let backend = support::HttpServe::start(&["--tools", "conformance"]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--mode",
+            "modern",
+            "--upstream",
+            upstream.as_str(),
+        ],
+    );
+    let c = Client::connect(Transport::Stdio(cmd), front_options(Mode::Legacy))
+        .await
+        .unwrap();
+    tools_change_and_the_front_hears(&c).await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+fn front_options(mode: Mode) -> Options {
+    Options {
+        mode,
+        trusted: true,
+        timeout: Duration::from_secs(20),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    }
+}
+
+async fn a_change_of_the_tools_through(front: Mode, back: &str) {
+    let c = through_bridge_to(front, back, "conformance").await;
+    tools_change_and_the_front_hears(&c).await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+/// A tool added at the backend, then removed, reaches the front client's list.
+async fn tools_change_and_the_front_hears(c: &Client) {
     let has =
         |tools: &[janus_client::ToolSpec]| tools.iter().any(|t| t.name == "test_dynamic_tool");
     assert!(!has(&c.list_tools().await.unwrap()));
@@ -437,7 +485,6 @@ async fn a_change_of_the_backend_s_tools_reaches_the_front() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    c.close(Duration::from_secs(2)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

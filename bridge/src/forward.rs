@@ -36,7 +36,9 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 
 /// Builds the front: the backend's identity and instructions (its `initialize` result, or
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
-pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeError> {
+pub(crate) async fn front(
+    backend: &Arc<Backend>,
+) -> Result<(Arc<Server>, crate::watch::Wanted), BridgeError> {
     let client = backend.client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions, mut capabilities) = (
@@ -74,12 +76,15 @@ pub(crate) async fn front(backend: &Arc<Backend>) -> Result<Arc<Server>, BridgeE
         let handler = Forward::new(backend, &spec.name);
         b = b.async_tool(spec, handler);
     }
-    let completes = capabilities
-        .as_deref()
-        .and_then(|c| RawJson::parse(c).ok())
-        .is_some_and(|c| c.get("completions").is_some());
-    b = prompts_and_resources(backend, &client, b, completes).await?;
-    b.build().map_err(|e| BridgeError::Spec(e.to_string()))
+    let caps = capabilities.as_deref().and_then(|c| RawJson::parse(c).ok());
+    let completes = caps.is_some_and(|c| c.get("completions").is_some());
+    let subscribes = caps
+        .and_then(|c| c.get("resources"))
+        .and_then(|r| r.get("subscribe"))
+        .is_some_and(|s| s.as_str() == "true");
+    let (b, uris) = prompts_and_resources(backend, &client, b, completes).await?;
+    let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
+    Ok((server, crate::watch::Wanted { uris, subscribes }))
 }
 
 /// An empty list for a list the backend refuses (it has none); its other failures stand.
@@ -93,14 +98,14 @@ fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> 
     }
 }
 
-/// The backend's prompts and direct resources, each forwarded. A backend that has none (a
-/// list it refuses) adds none.
+/// The backend's prompts and direct resources, each forwarded (and the resources' URIs). A
+/// backend that has none (a list it refuses) adds none.
 async fn prompts_and_resources(
     backend: &Arc<Backend>,
     client: &Client,
     mut b: janus_server_core::server::ServerBuilder,
     completes: bool,
-) -> Result<janus_server_core::server::ServerBuilder, BridgeError> {
+) -> Result<(janus_server_core::server::ServerBuilder, Vec<String>), BridgeError> {
     let prompts = match client.list_prompts().await {
         Ok(p) => p,
         Err(e) => absent(e, "prompts")?,
@@ -153,6 +158,7 @@ async fn prompts_and_resources(
         Ok(r) => r,
         Err(e) => absent(e, "resources")?,
     };
+    let uris = resources.iter().map(|r| r.uri.clone()).collect();
     for spec in resources {
         let backend = Arc::clone(backend);
         b = b.async_resource(spec, move |_: &Ctx<'_>, uri: &str| {
@@ -185,7 +191,7 @@ async fn prompts_and_resources(
             Ok(work)
         });
     }
-    Ok(b)
+    Ok((b, uris))
 }
 
 /// A completion of a backend's prompt argument or template variable, forwarded.

@@ -14,6 +14,7 @@
 mod backend;
 mod forward;
 mod input;
+mod watch;
 
 use backend::Backend;
 use janus_client::{Client, Options, Transport};
@@ -55,12 +56,13 @@ impl Bridge {
             ..opts
         };
         let backend = Backend::connect(transport, opts).await?;
-        let server = forward::front(&backend).await?;
+        let (server, wanted) = forward::front(&backend).await?;
         tokio::spawn(forward::follow(
             notices,
             Arc::downgrade(&backend),
             Arc::downgrade(&server),
         ));
+        tokio::spawn(watch::watch(Arc::downgrade(&backend), wanted));
         Ok(Self { backend, server })
     }
 
