@@ -609,3 +609,55 @@ async fn a_backend_that_breaks_the_protocol_is_absorbed_at_the_front() {
         c.close(Duration::from_secs(2)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backend_log_messages_reach_the_front_by_its_log_level() {
+    // The backend logs three messages at `info` during the call. A front client that asked
+    // for `info` (logging/setLevel after its handshake, or each 2026-07-28 request's level)
+    // hears them, in order, before the answer; one that asked for `warning` hears none.
+    for (front, back) in [
+        (Mode::Legacy, "legacy"),
+        (Mode::Modern, "legacy"),
+        (Mode::Legacy, "modern"),
+    ] {
+        for (level, heard) in [("info", 3), ("warning", 0)] {
+            let label = format!("{front:?} front, {back} backend, level {level}");
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let cmd = Command::new(
+                JANUS,
+                [
+                    "bridge",
+                    "--mode",
+                    back,
+                    "--",
+                    JANUS,
+                    "serve",
+                    "--tools",
+                    "conformance",
+                ],
+            );
+            let opts = Options {
+                logs: Some(tx),
+                log_level: Some(level.into()),
+                ..front_options(front)
+            };
+            let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+            let r = c
+                .call_tool("test_tool_with_logging", Some("{}"), CallOptions::default())
+                .await
+                .unwrap();
+            assert!(r.text().contains("successfully"), "{label}: {}", r.text());
+            let mut got = Vec::new();
+            while let Ok(m) = rx.try_recv() {
+                got.push(m);
+            }
+            assert_eq!(got.len(), heard, "{label}: {got:?}");
+            if heard > 0 {
+                assert_eq!(got[0].level, "info", "{label}");
+                assert!(got[0].data.contains("started"), "{label}: {got:?}");
+                assert!(got[2].data.contains("completed"), "{label}: {got:?}");
+            }
+            c.close(Duration::from_secs(2)).await;
+        }
+    }
+}
