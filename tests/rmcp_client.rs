@@ -604,3 +604,37 @@ async fn rmcp_over_http_with_a_bearer_token() {
     let e = refused.expect_err("no token: refused");
     assert!(e.contains("lifecycle failed"), "{e}");
 }
+
+/// rmcp in its discovery mode (pinned to 2026-07-28, which fails against a handshake-only
+/// server) through `janus bridge` in front of `janus serve` spoken to in a handshake revision
+/// only: `server/discover` is answered from the backend's `initialize`, every call forwarded.
+#[tokio::test]
+async fn rmcp_discover_mode_through_the_bridge_to_a_legacy_backend() {
+    let janus = support::janus_bin();
+    let mut cmd = tokio::process::Command::new(&janus);
+    cmd.args(["bridge", "--mode", "legacy", "--"])
+        .arg(&janus)
+        .arg("serve");
+    let transport = TokioChildProcess::new(cmd).expect("spawn janus bridge");
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = tokio::time::timeout(
+        CONNECTION_TIMEOUT,
+        client_config(&ProtocolVersion::default()).serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    .expect("in time")
+    .unwrap_or_else(|e| panic!("the discovery through the bridge failed: {e}"));
+    let negotiated = tokio::time::timeout(CONNECTION_TIMEOUT, exercise(&client))
+        .await
+        .expect("in time");
+    assert_eq!(negotiated, MODERN);
+    // The backend's identity, from its `initialize`, on the front's answers.
+    let info = client.peer_info().expect("the bridge described itself");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("janus")
+    );
+    client.cancel().await.expect("the client stops");
+}
