@@ -493,7 +493,7 @@ async fn the_backend_s_requests_for_input_reach_the_front_client_in_its_era() {
         let label = format!("{front:?} front, {back} backend");
         let callbacks = janus_client::Callbacks::new()
             .elicit(|_| async {
-                Ok(r#"{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}"#.into())
+                Ok(r#"{"action":"accept","content":{"username":"ada","email":"ada@example.com","context":"tea"}}"#.into())
             })
             .sample(|_| async {
                 Ok(r#"{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"test"}"#.into())
@@ -537,6 +537,16 @@ async fn the_backend_s_requests_for_input_reach_the_front_client_in_its_era() {
             .await
             .unwrap();
         assert!(r.text().contains("sampled"), "{label}: {r:?}");
+        // Input asked during prompts/get reaches the front client the same way.
+        let p = c
+            .get_prompt("test_input_required_result_prompt", &[])
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let text = format!("{:?}", p.messages);
+        assert!(
+            text.contains("Answer with this context in mind: tea"),
+            "{label}: {text}"
+        );
         c.close(Duration::from_secs(2)).await;
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::BridgeError;
 use crate::backend::Backend;
-use crate::input::{Event, InFlight, Question, Router};
-use janus_client::{CallOptions, CallResult, Cancel, Client, Progress};
+use crate::input::{Answer, BackendCall, Event, InFlight, Question};
+use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
@@ -122,7 +122,7 @@ async fn prompts_and_resources(
         }
         let backend = Arc::clone(backend);
         let name: Arc<str> = Arc::from(spec.name.as_str());
-        b = b.async_prompt(spec, move |_: &Ctx<'_>, args: PromptArgs<'_>| {
+        b = b.async_prompt(spec, move |ctx: &Ctx<'_>, args: PromptArgs<'_>| {
             // NB. Prompt arguments are strings: each member goes on as its text.
             let pairs: Vec<(String, String)> = args
                 .raw()
@@ -138,19 +138,24 @@ async fn prompts_and_resources(
                         .collect()
                 })
                 .unwrap_or_default();
-            let backend = Arc::clone(&backend);
             let name = Arc::clone(&name);
-            let work: MessagesFuture = Box::pin(async move {
-                let pairs: Vec<(&str, &str)> = pairs
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str()))
-                    .collect();
-                let client = connected(&backend)?;
-                client
-                    .get_prompt(&name, &pairs)
-                    .await
-                    .map_err(|e| halted(&backend, &e))
-            });
+            let work: MessagesFuture = forward_request(
+                &backend,
+                ctx,
+                move |client, _, _| {
+                    Box::pin(async move {
+                        let pairs: Vec<(&str, &str)> = pairs
+                            .iter()
+                            .map(|(k, v)| (k.as_str(), v.as_str()))
+                            .collect();
+                        client.get_prompt(&name, &pairs).await.map(Answer::Prompt)
+                    })
+                },
+                |a| match a {
+                    Answer::Prompt(m) => Ok(m),
+                    _ => Err(mismatched()),
+                },
+            )?;
             Ok(work)
         });
     }
@@ -161,11 +166,8 @@ async fn prompts_and_resources(
     let uris = resources.iter().map(|r| r.uri.clone()).collect();
     for spec in resources {
         let backend = Arc::clone(backend);
-        b = b.async_resource(spec, move |_: &Ctx<'_>, uri: &str| {
-            let backend = Arc::clone(&backend);
-            let uri = uri.to_owned();
-            let work: ContentsFuture = Box::pin(async move { read(&backend, &uri).await });
-            Ok(work)
+        b = b.async_resource(spec, move |ctx: &Ctx<'_>, uri: &str| {
+            read(&backend, ctx, uri)
         });
     }
     let templates = match client.list_resource_templates().await {
@@ -184,11 +186,8 @@ async fn prompts_and_resources(
             }
         }
         let backend = Arc::clone(backend);
-        b = b.async_resource_template(spec, move |_: &Ctx<'_>, uri: &str, _: &Vars| {
-            let backend = Arc::clone(&backend);
-            let uri = uri.to_owned();
-            let work: ContentsFuture = Box::pin(async move { read(&backend, &uri).await });
-            Ok(work)
+        b = b.async_resource_template(spec, move |ctx: &Ctx<'_>, uri: &str, _: &Vars| {
+            read(&backend, ctx, uri)
         });
     }
     Ok((b, uris))
@@ -247,13 +246,21 @@ impl AsyncComplete for Completer {
     }
 }
 
-/// `resources/read` of `uri` at the backend.
-async fn read(backend: &Arc<Backend>, uri: &str) -> Result<Contents, Halt> {
-    let client = connected(backend)?;
-    match client.read_resource(uri).await {
-        Ok(items) => Ok(Contents { items }),
-        Err(e) => Err(halted(backend, &e)),
-    }
+/// `resources/read` of `uri` at the backend (input it asks for on the way put to the front's
+/// client, as for a tool).
+fn read(backend: &Arc<Backend>, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
+    let uri = uri.to_owned();
+    forward_request(
+        backend,
+        ctx,
+        move |client, _, _| {
+            Box::pin(async move { client.read_resource(&uri).await.map(Answer::Read) })
+        },
+        |a| match a {
+            Answer::Read(items) => Ok(Contents { items }),
+            _ => Err(mismatched()),
+        },
+    )
 }
 
 /// The backend's connection, or the error a front request gets while there is none.
@@ -325,7 +332,6 @@ async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), Br
 /// One backend tool, forwarded.
 struct Forward {
     backend: Arc<Backend>,
-    router: Arc<Router>,
     name: Arc<str>,
 }
 
@@ -333,7 +339,6 @@ impl Forward {
     fn new(backend: &Arc<Backend>, name: &str) -> Self {
         Self {
             backend: Arc::clone(backend),
-            router: Arc::clone(backend.router()),
             name: Arc::from(name),
         }
     }
@@ -341,7 +346,7 @@ impl Forward {
 
 /// What a forwarded call waits for next.
 enum Next {
-    Done(Result<CallResult, janus_client::Error>),
+    Done(Result<Answer, janus_client::Error>),
     Asked(Question),
     Logged(janus_client::LogMessage),
     Heard(Progress),
@@ -350,53 +355,83 @@ enum Next {
 
 impl janus_server_core::tools::AsyncTool for Forward {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
-        // NB. A retry that answers the backend's question resumes the call it parked; its
-        // arguments were sent already.
-        if let Some(token) = ctx.request_state() {
-            let answer = ctx.input(INPUT_KEY).map(|a| a.as_str().to_owned());
-            let Some(flight) = self.router.resume(token, answer) else {
-                return Err(RpcError::invalid_params(
-                    "the requestState names no backend call waiting for input (it expired, or was answered)",
-                )
-                .into());
-            };
-            return Ok(drive(flight, ctx.to_owned(), Arc::clone(&self.router)));
-        }
-        let client = connected(&self.backend)?;
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
-        let (progress, heard) = if ctx.progress_token().is_some() {
-            let (tx, rx) = mpsc::unbounded_channel::<Progress>();
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
-        };
-        let cancel = Cancel::new();
-        let opts = CallOptions {
-            timeout: None,
-            progress,
-            cancel: Some(cancel.clone()),
-        };
-        let (asker, questions) = self.router.register();
         let name = Arc::clone(&self.name);
-        let backend = Arc::clone(&self.backend);
-        // NB. Polled by the front request's own job, not spawned: one task a call.
-        let call = Box::pin(async move {
-            let r = client.call_tool(&name, arguments.as_deref(), opts).await;
-            if let Err(e) = &r {
-                backend.failed(e);
-            }
-            r
-        });
-        let flight = InFlight {
-            call,
-            questions,
-            progress: heard,
-            cancel,
-            _asker: asker,
-        };
-        Ok(drive(flight, ctx.to_owned(), Arc::clone(&self.router)))
+        forward_request(
+            &self.backend,
+            ctx,
+            move |client, progress, cancel| {
+                let opts = CallOptions {
+                    timeout: None,
+                    progress,
+                    cancel: Some(cancel),
+                };
+                Box::pin(async move {
+                    client
+                        .call_tool(&name, arguments.as_deref(), opts)
+                        .await
+                        .map(Answer::Call)
+                })
+            },
+            |a| match a {
+                Answer::Call(r) => Ok(ToolResult {
+                    content: r.content,
+                    structured: r.structured.and_then(|s| Json::parse(s).ok()),
+                    is_error: r.is_error,
+                }),
+                _ => Err(mismatched()),
+            },
+        )
     }
+}
+
+/// The error of a retry whose `requestState` names a backend call of another method.
+fn mismatched() -> Halt {
+    RpcError::invalid_params("the requestState belongs to a request of another method").into()
+}
+
+/// Starts (or, for a retry that answers the backend's question, resumes) the backend call
+/// of one front request and drives it: `start` makes the call, given the connection, where
+/// its progress goes and its cancel; `answer` reads what it answered.
+fn forward_request<T: Send + 'static>(
+    backend: &Arc<Backend>,
+    ctx: &Ctx<'_>,
+    start: impl FnOnce(Arc<Client>, Option<mpsc::UnboundedSender<Progress>>, Cancel) -> BackendCall,
+    answer: fn(Answer) -> Result<T, Halt>,
+) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
+    let router = backend.router();
+    // NB. A retry that answers the backend's question resumes the call it parked; its
+    // request was sent already.
+    if let Some(token) = ctx.request_state() {
+        let given = ctx.input(INPUT_KEY).map(|a| a.as_str().to_owned());
+        let Some(flight) = router.resume(token, given) else {
+            return Err(RpcError::invalid_params(
+                "the requestState names no backend call waiting for input (it expired, or was answered)",
+            )
+            .into());
+        };
+        return Ok(drive(flight, ctx.to_owned(), Arc::clone(backend), answer));
+    }
+    let client = connected(backend)?;
+    let (progress, heard) = if ctx.progress_token().is_some() {
+        let (tx, rx) = mpsc::unbounded_channel::<Progress>();
+        (Some(tx), Some(rx))
+    } else {
+        (None, None)
+    };
+    let cancel = Cancel::new();
+    let (asker, questions) = router.register();
+    // NB. Polled by the front request's own job, not spawned: one task a call.
+    let call = start(client, progress, cancel.clone());
+    let flight = InFlight {
+        call,
+        questions,
+        progress: heard,
+        cancel,
+        _asker: asker,
+    };
+    Ok(drive(flight, ctx.to_owned(), Arc::clone(backend), answer))
 }
 
 /// The key of the one input a parked call asks.
@@ -405,7 +440,12 @@ const INPUT_KEY: &str = "input";
 /// Drives a backend call for one front request: its progress to the request, a front
 /// cancel to the backend, its end as the answer; a question of the backend's parks it and
 /// answers the front request `input_required` (or, on a session, a server request).
-fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Router>) -> ToolFuture {
+fn drive<T: Send + 'static>(
+    mut flight: InFlight,
+    ctx: janus_server_core::Context,
+    backend: Arc<Backend>,
+    answer: fn(Answer) -> Result<T, Halt>,
+) -> janus_server_core::ctx::BoxFuture<Result<T, Halt>> {
     Box::pin(async move {
         loop {
             // NB. Biased: what the backend sent before its answer (progress, log messages,
@@ -439,7 +479,7 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                     Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
                 ) {
                     Ok(req) => {
-                        let token = router.park(flight, q.answer);
+                        let token = backend.router().park(flight, q.answer);
                         return Err(InputRequired::new()
                             .ask(INPUT_KEY, req)
                             .state(&token)
@@ -460,13 +500,9 @@ fn drive(mut flight: InFlight, ctx: janus_server_core::Context, router: Arc<Rout
                     while let Some(Event::Log(m)) = flight.questions.try_recv() {
                         log(&ctx, m);
                     }
-                    return Ok(ToolResult {
-                        content: r.content,
-                        structured: r.structured.and_then(|s| Json::parse(s).ok()),
-                        is_error: r.is_error,
-                    });
+                    return answer(r);
                 }
-                Next::Done(Err(e)) => return Err(rejection_of(&e).into()),
+                Next::Done(Err(e)) => return Err(halted(&backend, &e)),
             }
         }
     })

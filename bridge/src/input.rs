@@ -84,9 +84,19 @@ impl Inbox {
     }
 }
 
+/// What a forwarded request's backend call answers.
+pub(crate) enum Answer {
+    /// `tools/call`.
+    Call(CallResult),
+    /// `prompts/get`.
+    Prompt(janus_model::prompt::PromptMessages),
+    /// `resources/read`.
+    Read(Vec<janus_model::resource::ResourceContents>),
+}
+
 /// A backend call in flight.
 pub(crate) type BackendCall =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Error>> + Send>>;
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, Error>> + Send>>;
 
 /// A call parked for its retry, and the question it waits on.
 struct Parked {

@@ -32,10 +32,11 @@ fi
 #   and asks anyway, and the front answers -32021, as server-stateless requires of a request
 #   that needs a capability the client lacks (a legacy backend's request does not say which
 #   of the two it is).
+#   (It has passed in the runs of 2026-12-05: the front drops a question the client has no
+#   capability for, which the suite may accept; not pinned down, so it stays listed.)
 # And what the bridge does not forward yet (the closing note of #36 says what is left):
-# - input-required-result-non-tool-request: input asked during prompts/get or resources/read.
 # - tasks-lifecycle, tasks-mrtr-input, tasks-mrtr-composition: tasks at the backend.
-expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round input-required-result-multiple-input-requests input-required-result-non-tool-request tasks-lifecycle tasks-mrtr-composition tasks-mrtr-input"
+expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round input-required-result-multiple-input-requests tasks-lifecycle tasks-mrtr-composition tasks-mrtr-input"
 expected_2025=""
 
 log="$dir/bridge.log"
