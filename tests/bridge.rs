@@ -671,3 +671,124 @@ async fn backend_log_messages_reach_the_front_by_its_log_level() {
         }
     }
 }
+
+/// A raw 2026-07-28 stdio client of `janus bridge --mode legacy -- janus serve --tools
+/// conformance`, with the tasks extension and elicitation declared.
+struct RawFront {
+    child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl RawFront {
+    const META: &'static str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}"#;
+
+    fn start() -> Self {
+        let mut child = std::process::Command::new(JANUS)
+            .args([
+                "bridge",
+                "--mode",
+                "legacy",
+                "--",
+                JANUS,
+                "serve",
+                "--tools",
+                "conformance",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        Self { child, out }
+    }
+
+    /// Sends request `id` of `method` with params members `members`; its answer.
+    fn ask(&mut self, id: u32, method: &str, members: &str) -> serde_json::Value {
+        use std::io::{BufRead as _, Write as _};
+        let sep = if members.is_empty() { "" } else { "," };
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{members}{sep}{}}}}}"#,
+            Self::META
+        );
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let mut l = String::new();
+            assert!(self.out.read_line(&mut l).unwrap() > 0, "the bridge ended");
+            let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+
+    /// Polls `tasks/get` of `task` until its status is not `working`.
+    fn settled(&mut self, id: &mut u32, task: &str) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            *id += 1;
+            let got = self.ask(*id, "tasks/get", &format!(r#""taskId":"{task}""#));
+            if got["result"]["status"] != "working" {
+                return got["result"].clone();
+            }
+            assert!(std::time::Instant::now() < deadline, "never settled: {got}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for RawFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_tool_the_backend_runs_only_as_a_task_is_a_task_at_the_front() {
+    let mut f = RawFront::start();
+    let mut id = 1;
+    // A tool error of the backend's task: the front's task completes, with the error result.
+    let made = f.ask(id, "tools/call", r#""name":"failing_job","arguments":{}"#);
+    assert_eq!(made["result"]["resultType"], "task", "{made}");
+    let task = made["result"]["taskId"].as_str().unwrap().to_owned();
+    let done = f.settled(&mut id, &task);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    // Input the backend's task asks for: the front's task waits in input_required with the
+    // request; tasks/update answers it, and the task completes with what was answered.
+    id += 1;
+    let made = f.ask(
+        id,
+        "tools/call",
+        r#""name":"confirm_delete","arguments":{"filename":"a.txt"}"#,
+    );
+    let task = made["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = f.settled(&mut id, &task);
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let asked = waiting["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(asked.len(), 1, "{waiting}");
+    let (key, request) = asked.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create", "{waiting}");
+    assert!(
+        request["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a.txt")
+    );
+    id += 1;
+    let ack = f.ask(
+        id,
+        "tasks/update",
+        &format!(
+            r#""taskId":"{task}","inputResponses":{{"{key}":{{"action":"accept","content":{{"confirm":true}}}}}}"#
+        ),
+    );
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = f.settled(&mut id, &task);
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("a.txt: action=accept"), "{text}");
+}

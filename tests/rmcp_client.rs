@@ -611,9 +611,9 @@ async fn rmcp_over_http_with_a_bearer_token() {
 #[tokio::test]
 async fn rmcp_discover_mode_through_the_bridge_to_a_legacy_backend() {
     let janus = support::janus_bin();
-    let mut cmd = tokio::process::Command::new(&janus);
+    let mut cmd = tokio::process::Command::new(janus);
     cmd.args(["bridge", "--mode", "legacy", "--"])
-        .arg(&janus)
+        .arg(janus)
         .arg("serve");
     let transport = TokioChildProcess::new(cmd).expect("spawn janus bridge");
     let lifecycle = ClientLifecycleMode::Discover {

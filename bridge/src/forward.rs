@@ -73,7 +73,7 @@ pub(crate) async fn front(
             tracing::warn!(tool = %spec.name, "left out of the bridge's tools: {e}");
             continue;
         }
-        let handler = Forward::new(backend, &spec.name);
+        let handler = Forward::new(backend, &spec);
         b = b.async_tool(spec, handler);
     }
     let caps = capabilities.as_deref().and_then(|c| RawJson::parse(c).ok());
@@ -321,7 +321,7 @@ async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), Br
         server.remove_tool(gone);
     }
     for spec in specs {
-        let handler = Forward::new(backend, &spec.name);
+        let handler = Forward::new(backend, &spec);
         if let Err(e) = server.add_async_tool(spec, handler) {
             tracing::warn!("left out of the bridge's tools: {e}");
         }
@@ -333,13 +333,16 @@ async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), Br
 struct Forward {
     backend: Arc<Backend>,
     name: Arc<str>,
+    /// The backend runs it only as a task.
+    as_task: bool,
 }
 
 impl Forward {
-    fn new(backend: &Arc<Backend>, name: &str) -> Self {
+    fn new(backend: &Arc<Backend>, spec: &janus_model::tool::ToolSpec) -> Self {
         Self {
             backend: Arc::clone(backend),
-            name: Arc::from(name),
+            name: Arc::from(spec.name.as_str()),
+            as_task: spec.task_support == janus_model::tool::TaskSupport::Required,
         }
     }
 }
@@ -358,10 +361,18 @@ impl janus_server_core::tools::AsyncTool for Forward {
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
         let name = Arc::clone(&self.name);
+        let as_task = self.as_task;
         forward_request(
             &self.backend,
             ctx,
             move |client, progress, cancel| {
+                if as_task && client.negotiated().version.is_handshake() {
+                    return Box::pin(async move {
+                        crate::task::call(client, &name, arguments.as_deref(), cancel)
+                            .await
+                            .map(Answer::Call)
+                    });
+                }
                 let opts = CallOptions {
                     timeout: None,
                     progress,
@@ -480,9 +491,13 @@ fn drive<T: Send + 'static>(
                 ) {
                     Ok(req) => {
                         let token = backend.router().park(flight, q.answer);
+                        // NB. Within the task: a front task (the work of a call that runs
+                        // as one, which started before the backend asked) waits for the
+                        // answer in `input_required`; a plain call ignores the mark.
                         return Err(InputRequired::new()
                             .ask(INPUT_KEY, req)
                             .state(&token)
+                            .within_task()
                             .into());
                     }
                     Err(e) => {

@@ -14,6 +14,7 @@
 mod backend;
 mod forward;
 mod input;
+mod task;
 mod watch;
 
 use backend::Backend;
