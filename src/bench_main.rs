@@ -212,6 +212,7 @@ fn run_bench(
             light: false,
             // NB. The floor serves echo only.
             surface: echoes,
+            legacy_only: false,
         };
     let janus_path = janus.to_string_lossy().into_owned();
     let mut targets = vec![
@@ -240,6 +241,7 @@ fn run_bench(
                 light: false,
                 // NB. An earlier build may not serve the demo resource and prompt.
                 surface: false,
+                legacy_only: false,
             },
         );
     }
@@ -252,11 +254,50 @@ fn run_bench(
             echoes: true,
             light: true,
             surface: false,
+            legacy_only: false,
         }),
         None => absent.push((
             "python-sdk v2".to_owned(),
             "no Python with mcp==2.3.0 found (bash tests/interop/run.sh v2 creates one; or set \
              JANUS_BENCH_PYTHON)"
+                .to_owned(),
+        )),
+    }
+    // NB. python-sdk v1 speaks the handshake revisions only: served directly to legacy
+    // clients, and through the bridge to either era (the bridge must not be its bottleneck).
+    match python_with("JANUS_BENCH_PYTHON_V1", "1.30.0") {
+        Some(python) => {
+            let py = python.to_string_lossy().into_owned();
+            targets.push(load::Target {
+                name: "python-sdk v1 1.30.0".into(),
+                program: python,
+                args: vec![janus_bench::PY_PEER.to_owned()],
+                echoes: true,
+                light: true,
+                surface: false,
+                legacy_only: true,
+            });
+            targets.push(load::Target {
+                name: janus_bench::e2e::BRIDGE_PY_V1.into(),
+                program: janus.to_owned(),
+                args: vec![
+                    "bridge".into(),
+                    "--mode".into(),
+                    "legacy".into(),
+                    "--".into(),
+                    py,
+                    janus_bench::PY_PEER.to_owned(),
+                ],
+                echoes: true,
+                light: true,
+                surface: false,
+                legacy_only: false,
+            });
+        }
+        None => absent.push((
+            "python-sdk v1".to_owned(),
+            "no Python with mcp==1.30.0 found (bash tests/interop/run.sh v1 creates one; or set \
+             JANUS_BENCH_PYTHON_V1)"
                 .to_owned(),
         )),
     }
@@ -434,18 +475,25 @@ fn run_http_bench(
 /// The Python of a virtual environment with mcp==2.3.0: `JANUS_BENCH_PYTHON`, else the one
 /// the interop lane creates.
 fn python_peer() -> Option<std::path::PathBuf> {
-    let candidate = std::env::var_os("JANUS_BENCH_PYTHON").map_or_else(
+    python_with("JANUS_BENCH_PYTHON", "2.3.0")
+}
+
+/// The Python of a virtual environment with mcp==`version`: `$var`, else the one the interop
+/// lane creates (`target/interop/venv-py-vN-mcp-VERSION`).
+fn python_with(var: &str, version: &str) -> Option<std::path::PathBuf> {
+    let major = version.split('.').next().unwrap_or("2");
+    let candidate = std::env::var_os(var).map_or_else(
         || {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("target/interop/venv-py-v2-mcp-2.3.0/bin/python")
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+                "target/interop/venv-py-v{major}-mcp-{version}/bin/python"
+            ))
         },
         std::path::PathBuf::from,
     );
+    let check =
+        format!("import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '{version}')");
     let ok = std::process::Command::new(&candidate)
-        .args([
-            "-c",
-            "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '2.3.0')",
-        ])
+        .args(["-c", &check])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -1,13 +1,20 @@
-"""The benchmark's python-sdk v2 peer: the demo tools (echo, add, fail) on MCPServer, stdio.
+"""The benchmark's python-sdk peers: the demo tools (echo, add, fail) on stdio, on v2's
+MCPServer or, under a Python whose `mcp` is 1.x, on v1's FastMCP (handshake revisions only;
+`janus bench` also puts `janus bridge` in front of it).
 
-`janus bench` runs it with the Python of a virtual environment that holds mcp==2.3.0
-(the one the interop lane creates under target/interop/, or JANUS_BENCH_PYTHON).
+`janus bench` runs it with the Python of a virtual environment that holds mcp==2.3.0 or
+mcp==1.30.0 (the ones the interop lane creates under target/interop/, or JANUS_BENCH_PYTHON
+and JANUS_BENCH_PYTHON_V1).
 """
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+try:
+    from mcp.server.mcpserver import MCPServer as Server
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as Server
+    from mcp.server.fastmcp.exceptions import ToolError
 
-server = MCPServer("python-sdk-v2-peer")
+server = Server("python-sdk-peer")
 
 
 @server.tool(structured_output=False)

@@ -197,6 +197,9 @@ pub struct Report {
 /// to in a handshake revision.
 pub const BRIDGE: &str = "janus bridge (legacy backend)";
 
+/// The name of the row of `janus bridge` in front of python-sdk v1's FastMCP.
+pub const BRIDGE_PY_V1: &str = "janus bridge -> python-sdk v1";
+
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -276,7 +279,7 @@ pub fn run(
                 let text = load::payload(len);
                 for (t, target) in targets.iter().enumerate() {
                     progress.step(&format!("{} {} pipelined {len} B", target.name, era.name()));
-                    if target.light && p > 0 {
+                    if (target.light && p > 0) || (target.legacy_only && era == Era::Modern) {
                         continue;
                     }
                     let r = load::pipelined(
@@ -299,6 +302,9 @@ pub fn run(
             }
             for (t, target) in targets.iter().enumerate() {
                 progress.step(&format!("{} {} closed loop", target.name, era.name()));
+                if target.legacy_only && era == Era::Modern {
+                    continue;
+                }
                 let (h, r) = load::closed_loop(target, era, plan.budget(plan.closed_loop), &small)?;
                 let s = &mut samples[e][t];
                 let us = |q: f64| h.value_at_quantile(q) as f64 / 1e3;
@@ -569,6 +575,30 @@ impl Report {
             through.latency.p50,
             direct.latency.p50,
             if added <= 10.0 { "met" } else { "NOT met" },
+        )?;
+        let (Some(through), Some(direct)) = (
+            row(BRIDGE_PY_V1, Era::Modern.name()),
+            self.rows
+                .iter()
+                .find(|r| r.target.starts_with("python-sdk v1") && r.era == Era::Legacy.name()),
+        ) else {
+            return Ok(());
+        };
+        let (Some(t), Some(d)) = (through.pipelined.first(), direct.pipelined.first()) else {
+            return Ok(());
+        };
+        writeln!(
+            f,
+            "janus bridge in front of python-sdk v1's FastMCP: a 2026-07-28 client through the \
+             bridge, pipelined {} B {} req/s against {} for a legacy client of the server \
+             directly ({:.2}x, goal: the backend's own rate); closed-loop p50 {:.1} us against \
+             {:.1} us.",
+            t.payload,
+            rate(t.per_sec),
+            rate(d.per_sec),
+            t.per_sec / d.per_sec,
+            through.latency.p50,
+            direct.latency.p50,
         )
     }
 

@@ -47,6 +47,8 @@ pub struct Target {
     pub light: bool,
     /// It serves the demo's resource and prompt too (the server-surface workloads).
     pub surface: bool,
+    /// It speaks the handshake revisions only: measured with legacy clients only.
+    pub legacy_only: bool,
 }
 
 /// One `tools/call` of `echo` with id `id`, encoded for `era`, with its newline.

@@ -71,6 +71,7 @@ pub(super) fn stdio_pipelined(janus: &Path, size: Size) -> io::Result<String> {
         echoes: true,
         light: false,
         surface: false,
+        legacy_only: false,
     };
     let mut parts = Vec::new();
     for era in [Era::Modern, Era::Legacy] {
