@@ -196,6 +196,10 @@ enum Command {
         /// cores for an HTTP front (a local backend needs the rest).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
+        /// Connections to the backend (sessions of an HTTP backend, processes of a stdio
+        /// one), each request sent on the next one that is up.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        pool: u16,
         /// The backend, and how to speak to it (`--mode`: default `auto`).
         #[command(flatten)]
         backend: client_cli::Target,
@@ -355,10 +359,11 @@ fn main() -> ExitCode {
             http,
             metrics,
             threads,
+            pool,
             backend,
         } => {
             init_logs();
-            run_bridge(http, metrics, threads, &backend)
+            run_bridge(http, metrics, (threads, pool), &backend)
         }
         Command::ConformanceClient { url } => {
             init_logs();
@@ -512,7 +517,7 @@ fn run_serve(
 fn run_bridge(
     http: Option<SocketAddr>,
     metrics_addr: Option<SocketAddr>,
-    threads: Option<u16>,
+    (threads, pool): (Option<u16>, u16),
     backend: &client_cli::Target,
 ) -> ExitCode {
     let (transport, opts) = match backend.resolve_backend() {
@@ -572,13 +577,14 @@ fn run_bridge(
         }
     };
     let result = runtime.block_on(async move {
-        let bridge = match janus_bridge::Bridge::connect(transport, opts).await {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!(error = %e, "the bridge could not start");
-                return Ok(false);
-            }
-        };
+        let bridge =
+            match janus_bridge::Bridge::connect_pool(transport, opts, usize::from(pool)).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::error!(error = %e, "the bridge could not start");
+                    return Ok(false);
+                }
+            };
         let server = std::sync::Arc::clone(bridge.server());
         let shutdown = Shutdown::new();
         let on_signal = shutdown.clone();

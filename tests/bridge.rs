@@ -498,10 +498,13 @@ async fn the_backend_s_requests_for_input_reach_the_front_client_in_its_era() {
             .sample(|_| async {
                 Ok(r#"{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"test"}"#.into())
             });
+        // NB. Two backends: a retry finds the call it resumes on whichever one runs it.
         let cmd = Command::new(
             JANUS,
             [
                 "bridge",
+                "--pool",
+                "2",
                 "--mode",
                 back,
                 "--",
@@ -791,4 +794,56 @@ fn a_tool_the_backend_runs_only_as_a_task_is_a_task_at_the_front() {
     assert_eq!(done["status"], "completed", "{done}");
     let text = done["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("a.txt: action=accept"), "{text}");
+}
+
+/// The children of process `pid` (Linux).
+fn children_of(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Bytes process `pid` has read so far (`rchar` of /proc/PID/io).
+fn bytes_read(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_of_backends_shares_the_calls() {
+    let front = support::HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--pool",
+        "3",
+        "--mode",
+        "legacy",
+        "--",
+        JANUS,
+        "serve",
+    ]);
+    let backends = children_of(front.child.id());
+    assert_eq!(backends.len(), 3, "three backend processes: {backends:?}");
+    let before: Vec<u64> = backends.iter().map(|&p| bytes_read(p)).collect();
+    let t = Transport::Http {
+        url: format!("http://{}/mcp", front.addr),
+        headers: Vec::new(),
+    };
+    let c = Client::connect(t, front_options(Mode::Modern))
+        .await
+        .unwrap();
+    exercise(&c, "a pool of three").await;
+    c.close(Duration::from_secs(2)).await;
+    // Each backend read calls of its own.
+    for (p, b) in backends.iter().zip(before) {
+        assert!(bytes_read(*p) > b + 200, "backend {p} got no calls");
+    }
 }

@@ -181,3 +181,67 @@ fn callbacks(router: &Arc<Router>) -> Callbacks {
             async move { router.ask("roots/list", params).await }
         })
 }
+
+/// The backend connections a bridge spreads its requests over (`--pool N`): each kept up on
+/// its own, each with its own calls that may ask for input.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    members: Vec<Arc<Backend>>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl Pool {
+    /// A pool of these connections (at least one).
+    pub(crate) fn new(members: Vec<Arc<Backend>>) -> Arc<Self> {
+        assert!(!members.is_empty(), "a pool holds at least one connection");
+        Arc::new(Self {
+            members,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    /// The first connection: the one whose lists and changes the front follows.
+    pub(crate) fn first(&self) -> &Arc<Backend> {
+        &self.members[0]
+    }
+
+    /// The connection for the next request: the next one that is up, in turn (the next one
+    /// in turn when none is, whose error the request gets).
+    pub(crate) fn pick(&self) -> &Arc<Backend> {
+        let n = self.members.len();
+        if n == 1 {
+            return &self.members[0];
+        }
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        (0..n)
+            .map(|i| &self.members[(start + i) % n])
+            .find(|b| b.client().is_ok())
+            .unwrap_or(&self.members[start % n])
+    }
+
+    /// The connection whose call is parked under `token`, and the call, resumed with the
+    /// front client's answer.
+    pub(crate) fn resume(
+        &self,
+        token: &str,
+        answer: Option<String>,
+    ) -> Option<(Arc<Backend>, crate::input::InFlight)> {
+        let mut answer = answer;
+        for b in &self.members {
+            match b.router().resume(token, answer.take()) {
+                Ok(flight) => return Some((Arc::clone(b), flight)),
+                Err(given) => answer = given,
+            }
+        }
+        None
+    }
+
+    /// Every connection up, and how many times they were made again, in all.
+    pub(crate) fn status(&self) -> crate::BackendStatus {
+        let all: Vec<_> = self.members.iter().map(Backend::status).collect();
+        crate::BackendStatus {
+            connected: all.iter().all(|s| s.connected),
+            reconnects: all.iter().map(|s| s.reconnects).sum(),
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! forwarded over the one client connection.
 
 use crate::BridgeError;
-use crate::backend::Backend;
+use crate::backend::{Backend, Pool};
 use crate::input::{Answer, BackendCall, Event, InFlight, Question};
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
@@ -37,9 +37,9 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 /// Builds the front: the backend's identity and instructions (its `initialize` result, or
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
 pub(crate) async fn front(
-    backend: &Arc<Backend>,
+    pool: &Arc<Pool>,
 ) -> Result<(Arc<Server>, crate::watch::Wanted), BridgeError> {
-    let client = backend.client()?;
+    let client = pool.first().client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions, mut capabilities) = (
         negotiated.server_info.clone(),
@@ -73,7 +73,7 @@ pub(crate) async fn front(
             tracing::warn!(tool = %spec.name, "left out of the bridge's tools: {e}");
             continue;
         }
-        let handler = Forward::new(backend, &spec);
+        let handler = Forward::new(pool, &spec);
         b = b.async_tool(spec, handler);
     }
     let caps = capabilities.as_deref().and_then(|c| RawJson::parse(c).ok());
@@ -82,7 +82,7 @@ pub(crate) async fn front(
         .and_then(|c| c.get("resources"))
         .and_then(|r| r.get("subscribe"))
         .is_some_and(|s| s.as_str() == "true");
-    let (b, uris) = prompts_and_resources(backend, &client, b, completes).await?;
+    let (b, uris) = prompts_and_resources(pool, &client, b, completes).await?;
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
     Ok((server, crate::watch::Wanted { uris, subscribes }))
 }
@@ -101,7 +101,7 @@ fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> 
 /// The backend's prompts and direct resources, each forwarded (and the resources' URIs). A
 /// backend that has none (a list it refuses) adds none.
 async fn prompts_and_resources(
-    backend: &Arc<Backend>,
+    backend: &Arc<Pool>,
     client: &Client,
     mut b: janus_server_core::server::ServerBuilder,
     completes: bool,
@@ -195,13 +195,13 @@ async fn prompts_and_resources(
 
 /// A completion of a backend's prompt argument or template variable, forwarded.
 struct Completer {
-    backend: Arc<Backend>,
+    backend: Arc<Pool>,
     template: bool,
     target: Arc<str>,
 }
 
 impl Completer {
-    fn new(backend: &Arc<Backend>, template: bool, target: &str) -> Self {
+    fn new(backend: &Arc<Pool>, template: bool, target: &str) -> Self {
         Self {
             backend: Arc::clone(backend),
             template,
@@ -228,7 +228,8 @@ impl AsyncComplete for Completer {
             Arc::clone(&self.target),
         );
         Ok(Box::pin(async move {
-            let client = connected(&backend)?;
+            let backend = backend.pick();
+            let client = connected(backend)?;
             let reference = if template {
                 janus_client::CompletionRef::Template(&target)
             } else {
@@ -241,14 +242,14 @@ impl AsyncComplete for Completer {
             client
                 .complete(reference, &argument, &value, &context)
                 .await
-                .map_err(|e| halted(&backend, &e))
+                .map_err(|e| halted(backend, &e))
         }))
     }
 }
 
 /// `resources/read` of `uri` at the backend (input it asks for on the way put to the front's
 /// client, as for a tool).
-fn read(backend: &Arc<Backend>, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
+fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt> {
     let uri = uri.to_owned();
     forward_request(
         backend,
@@ -281,7 +282,7 @@ fn halted(backend: &Arc<Backend>, e: &janus_client::Error) -> Halt {
 /// announced at the front.
 pub(crate) async fn follow(
     mut notices: tokio::sync::mpsc::UnboundedReceiver<janus_client::Notice>,
-    backend: std::sync::Weak<Backend>,
+    backend: std::sync::Weak<Pool>,
     server: std::sync::Weak<Server>,
 ) {
     while let Some(n) = notices.recv().await {
@@ -311,8 +312,8 @@ pub(crate) async fn follow(
 }
 
 /// Lists the backend's tools again and makes them the front's.
-async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), BridgeError> {
-    let specs = backend.client()?.list_tool_specs().await?;
+async fn refresh_tools(backend: &Arc<Pool>, server: &Server) -> Result<(), BridgeError> {
+    let specs = backend.first().client()?.list_tool_specs().await?;
     let listed = server.tool_names();
     for gone in listed
         .iter()
@@ -331,14 +332,14 @@ async fn refresh_tools(backend: &Arc<Backend>, server: &Server) -> Result<(), Br
 
 /// One backend tool, forwarded.
 struct Forward {
-    backend: Arc<Backend>,
+    backend: Arc<Pool>,
     name: Arc<str>,
     /// The backend runs it only as a task.
     as_task: bool,
 }
 
 impl Forward {
-    fn new(backend: &Arc<Backend>, spec: &janus_model::tool::ToolSpec) -> Self {
+    fn new(backend: &Arc<Pool>, spec: &janus_model::tool::ToolSpec) -> Self {
         Self {
             backend: Arc::clone(backend),
             name: Arc::from(spec.name.as_str()),
@@ -406,24 +407,25 @@ fn mismatched() -> Halt {
 /// of one front request and drives it: `start` makes the call, given the connection, where
 /// its progress goes and its cancel; `answer` reads what it answered.
 fn forward_request<T: Send + 'static>(
-    backend: &Arc<Backend>,
+    pool: &Pool,
     ctx: &Ctx<'_>,
     start: impl FnOnce(Arc<Client>, Option<mpsc::UnboundedSender<Progress>>, Cancel) -> BackendCall,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
-    let router = backend.router();
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
     if let Some(token) = ctx.request_state() {
         let given = ctx.input(INPUT_KEY).map(|a| a.as_str().to_owned());
-        let Some(flight) = router.resume(token, given) else {
+        let Some((backend, flight)) = pool.resume(token, given) else {
             return Err(RpcError::invalid_params(
                 "the requestState names no backend call waiting for input (it expired, or was answered)",
             )
             .into());
         };
-        return Ok(drive(flight, ctx.to_owned(), Arc::clone(backend), answer));
+        return Ok(drive(flight, ctx.to_owned(), backend, answer));
     }
+    let backend = pool.pick();
+    let router = backend.router();
     let client = connected(backend)?;
     let (progress, heard) = if ctx.progress_token().is_some() {
         let (tx, rx) = mpsc::unbounded_channel::<Progress>();

@@ -227,14 +227,21 @@ impl Router {
     }
 
     /// Resumes the call parked under `token` with the front client's answer (`None`: it
-    /// gave none, and the backend's question is refused).
-    pub(crate) fn resume(&self, token: &str, answer: Option<String>) -> Option<InFlight> {
-        let p = lock(&self.parked).remove(token)?;
+    /// gave none, and the backend's question is refused); the answer back when no call here
+    /// is parked under it.
+    pub(crate) fn resume(
+        &self,
+        token: &str,
+        answer: Option<String>,
+    ) -> Result<InFlight, Option<String>> {
+        let Some(p) = lock(&self.parked).remove(token) else {
+            return Err(answer);
+        };
         self.mark(p.flight._asker.id, false);
         let _ = p
             .answer
             .send(answer.ok_or_else(|| refused("the client gave no answer")));
-        Some(p.flight)
+        Ok(p.flight)
     }
 
     /// Marks the call `id` parked or running again.

@@ -17,7 +17,7 @@ mod input;
 mod task;
 mod watch;
 
-use backend::Backend;
+use backend::{Backend, Pool};
 use janus_client::{Client, Options, Transport};
 use janus_server_core::Server;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ pub enum BridgeError {
 /// A backend and the front that serves it.
 #[derive(Debug)]
 pub struct Bridge {
-    backend: Arc<Backend>,
+    pool: Arc<Pool>,
     server: Arc<Server>,
 }
 
@@ -51,20 +51,54 @@ impl Bridge {
     /// [`BridgeError::Backend`] when it cannot be reached or listed; [`BridgeError::Spec`]
     /// for a tool the front cannot describe.
     pub async fn connect(transport: Transport, opts: Options) -> Result<Self, BridgeError> {
+        Self::connect_pool(transport, opts, 1).await
+    }
+
+    /// As [`Bridge::connect`], with `size` connections to the backend (a pool of sessions of
+    /// an HTTP backend, or of processes of a stdio one), each request sent on the next one
+    /// that is up. The front follows the first one's lists and changes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Bridge::connect`]; [`BridgeError::Spec`] for a pool of more than one over a
+    /// transport that cannot be opened twice (a stream).
+    pub async fn connect_pool(
+        transport: Transport,
+        opts: Options,
+        size: usize,
+    ) -> Result<Self, BridgeError> {
+        let mut others = Vec::new();
+        for _ in 1..size.max(1) {
+            others.push(transport.try_clone().ok_or_else(|| {
+                BridgeError::Spec("transport cannot be opened more than once: no pool".into())
+            })?);
+        }
         let (tx, notices) = tokio::sync::mpsc::unbounded_channel();
-        let opts = Options {
-            notices: Some(tx),
-            ..opts
-        };
-        let backend = Backend::connect(transport, opts).await?;
-        let (server, wanted) = forward::front(&backend).await?;
+        // NB. Only the first connection's notifications are followed: the same change told
+        // by every session would list the tools again as many times.
+        let mut members = vec![
+            Backend::connect(
+                transport,
+                Options {
+                    notices: Some(tx),
+                    ..opts.clone()
+                },
+            )
+            .await?,
+        ];
+        for t in others {
+            members.push(Backend::connect(t, opts.clone()).await?);
+        }
+        let first = Arc::downgrade(&members[0]);
+        let pool = Pool::new(members);
+        let (server, wanted) = forward::front(&pool).await?;
         tokio::spawn(forward::follow(
             notices,
-            Arc::downgrade(&backend),
+            Arc::downgrade(&pool),
             Arc::downgrade(&server),
         ));
-        tokio::spawn(watch::watch(Arc::downgrade(&backend), wanted));
-        Ok(Self { backend, server })
+        tokio::spawn(watch::watch(first, wanted));
+        Ok(Self { pool, server })
     }
 
     /// The front: serve it with any of the server core's drivers.
@@ -73,27 +107,28 @@ impl Bridge {
         &self.server
     }
 
-    /// The connection to the backend now (none while it is being restarted: a backend
+    /// The (first) connection to the backend now (none while it is being restarted: a backend
     /// whose connection broke is connected again, a stdio one restarted, with a growing
     /// pause).
     #[must_use]
     pub fn backend(&self) -> Option<Arc<Client>> {
-        self.backend.client().ok()
+        self.pool.first().client().ok()
     }
 
-    /// What a health check or a metrics scrape reads of the backend's connection. Called
-    /// within a tokio runtime, a connection found ended is made again from here (a stdio
-    /// backend that exited while idle is restarted).
+    /// What a health check or a metrics scrape reads of the backend's connections (of a
+    /// pool: connected when every one is, and their reconnections added up). Called within
+    /// a tokio runtime, a connection found ended is made again from here (a stdio backend
+    /// that exited while idle is restarted).
     #[must_use]
     pub fn status(&self) -> BackendStatus {
-        self.backend.status()
+        self.pool.status()
     }
 
     /// A handle on [`Bridge::status`] that does not keep the bridge alive (`None` once it
     /// is gone).
     pub fn watch(&self) -> impl Fn() -> Option<BackendStatus> + Send + Sync + 'static {
-        let backend = Arc::downgrade(&self.backend);
-        move || backend.upgrade().map(|b| b.status())
+        let pool = Arc::downgrade(&self.pool);
+        move || pool.upgrade().map(|p| p.status())
     }
 }
 
