@@ -291,7 +291,7 @@ fn main() -> ExitCode {
             let builder = builder
                 .state_ttl(std::time::Duration::from_secs(state_ttl_secs))
                 .input_timeout(std::time::Duration::from_secs(input_timeout_secs));
-            let runtime = match runtime(listen.is_none() && http.is_none()) {
+            let runtime = match runtime((listen.is_none() && http.is_none()).then_some(1)) {
                 Ok(r) => r,
                 Err(e) => {
                     tracing::error!(error = %e, "cannot start the runtime");
@@ -395,17 +395,21 @@ type Auth = (
     janus_server_core::http::ProtectedResource,
 );
 
-/// The runtime of `janus serve`: one thread for one stdio connection, every core otherwise
-/// (one process uses the whole machine).
-fn runtime(single: bool) -> std::io::Result<tokio::runtime::Runtime> {
-    if single {
-        tokio::runtime::Builder::new_current_thread()
+/// A runtime of `threads` threads (`Some(1)`: the current thread only; `None`: every core).
+/// `janus serve` takes one thread for one stdio connection and every core otherwise (one
+/// process uses the whole machine).
+fn runtime(threads: Option<usize>) -> std::io::Result<tokio::runtime::Runtime> {
+    match threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
+            .build(),
+        Some(n) => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(n)
             .enable_all()
-            .build()
+            .build(),
+        None => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
     }
 }
 
@@ -540,17 +544,7 @@ fn run_bridge(
         },
         usize::from,
     );
-    let built = if threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .enable_all()
-            .build()
-    };
-    let runtime = match built {
+    let runtime = match runtime(Some(threads)) {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(error = %e, "cannot start the runtime");

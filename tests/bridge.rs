@@ -14,14 +14,17 @@ async fn through_bridge(front: Mode, back: &str) -> Client {
     through_bridge_to(front, back, "demo").await
 }
 
+/// `janus bridge OPTIONS --mode BACK -- janus serve --tools TOOLS`.
+fn bridge_to(options: &[&str], back: &str, tools: &str) -> Command {
+    let mut args = vec!["bridge"];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--mode", back, "--", JANUS, "serve", "--tools", tools]);
+    Command::new(JANUS, args)
+}
+
 /// A client (in `front`) of `janus bridge --mode BACK -- janus serve --tools TOOLS`.
 async fn through_bridge_to(front: Mode, back: &str, tools: &str) -> Client {
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge", "--mode", back, "--", JANUS, "serve", "--tools", tools,
-        ],
-    );
+    let cmd = bridge_to(&[], back, tools);
     let opts = Options {
         mode: front,
         trusted: true,
@@ -138,19 +141,7 @@ async fn a_modern_client_in_front_of_a_legacy_backend() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_on_several_threads_serves_the_same() {
     // NB. One thread is the stdio front's default; `--threads N` spreads it.
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge",
-            "--threads",
-            "2",
-            "--mode",
-            "legacy",
-            "--",
-            JANUS,
-            "serve",
-        ],
-    );
+    let cmd = bridge_to(&["--threads", "2"], "legacy", "demo");
     let opts = Options {
         mode: Mode::Modern,
         trusted: true,
@@ -499,21 +490,7 @@ async fn the_backend_s_requests_for_input_reach_the_front_client_in_its_era() {
                 Ok(r#"{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"test"}"#.into())
             });
         // NB. Two backends: a retry finds the call it resumes on whichever one runs it.
-        let cmd = Command::new(
-            JANUS,
-            [
-                "bridge",
-                "--pool",
-                "2",
-                "--mode",
-                back,
-                "--",
-                JANUS,
-                "serve",
-                "--tools",
-                "conformance",
-            ],
-        );
+        let cmd = bridge_to(&["--pool", "2"], back, "conformance");
         let opts = Options {
             mode: front,
             callbacks,
@@ -636,19 +613,7 @@ async fn backend_log_messages_reach_the_front_by_its_log_level() {
         for (level, heard) in [("info", 3), ("warning", 0)] {
             let label = format!("{front:?} front, {back} backend, level {level}");
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            let cmd = Command::new(
-                JANUS,
-                [
-                    "bridge",
-                    "--mode",
-                    back,
-                    "--",
-                    JANUS,
-                    "serve",
-                    "--tools",
-                    "conformance",
-                ],
-            );
+            let cmd = bridge_to(&[], back, "conformance");
             let opts = Options {
                 logs: Some(tx),
                 log_level: Some(level.into()),

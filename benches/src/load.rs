@@ -153,30 +153,24 @@ impl Session {
             stdin,
             stdout,
         };
+        // NB. A first request answered before the clock starts, in either era (the
+        // handshake, or a `server/discover` whose result or error will do): a server's
+        // start-up (a bridge's, which connects its backend first) is not a request's time.
+        let (first, method, want): (_, _, &[u8]) = match era {
+            Era::Legacy => (INITIALIZE, "initialize", br#""protocolVersion""#),
+            Era::Modern => (DISCOVER, "server/discover", br#""id":0"#),
+        };
+        s.write(first)?;
+        let line = s.read_line()?;
+        if !contains(&line, want) {
+            return Err(bad(format!(
+                "{}: bad {method} answer {}",
+                target.name,
+                String::from_utf8_lossy(&line)
+            )));
+        }
         if era == Era::Legacy {
-            s.write(INITIALIZE)?;
-            let line = s.read_line()?;
-            if !contains(&line, br#""protocolVersion""#) {
-                return Err(bad(format!(
-                    "{}: bad initialize answer {}",
-                    target.name,
-                    String::from_utf8_lossy(&line)
-                )));
-            }
             s.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")?;
-        } else {
-            // NB. A first request answered (a result or an error) before the clock starts,
-            // as the handshake is in the other era: a server's start-up (a bridge's, which
-            // connects its backend first) is not counted as a request's time.
-            s.write(DISCOVER)?;
-            let line = s.read_line()?;
-            if !contains(&line, br#""id":0"#) {
-                return Err(bad(format!(
-                    "{}: bad server/discover answer {}",
-                    target.name,
-                    String::from_utf8_lossy(&line)
-                )));
-            }
         }
         Ok(s)
     }

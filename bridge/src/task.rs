@@ -43,18 +43,16 @@ pub(crate) async fn call(
     arguments: Option<&str>,
     cancel: Cancel,
 ) -> Result<CallResult, Error> {
-    let mut m = bytes::BytesMut::new();
-    m.extend_from_slice(br#""name":"#);
-    janus_codec::encode::write_str(&mut m, name);
+    let mut m = janus_client::members_of(&[("name", name)]);
     if let Some(a) = arguments {
-        m.extend_from_slice(br#","arguments":"#);
-        m.extend_from_slice(a.as_bytes());
+        m.push_str(r#","arguments":"#);
+        m.push_str(a);
     }
-    m.extend_from_slice(format!(r#","task":{{"ttl":{TTL_MS}}}"#).as_bytes());
+    m.push_str(&format!(r#","task":{{"ttl":{TTL_MS}}}"#));
     let created = client
         .request(
             "tools/call",
-            &String::from_utf8_lossy(&m),
+            &m,
             CallOptions {
                 cancel: Some(cancel.clone()),
                 ..CallOptions::default()
@@ -72,10 +70,7 @@ pub(crate) async fn call(
         .ok_or_else(|| {
             Error::Protocol("a task-augmented tools/call answered a task without a taskId".into())
         })?;
-    let mut members = bytes::BytesMut::new();
-    members.extend_from_slice(br#""taskId":"#);
-    janus_codec::encode::write_str(&mut members, &id);
-    let members = String::from_utf8_lossy(&members).into_owned();
+    let members = janus_client::members_of(&[("taskId", &id)]);
     let mut running = Running {
         client: Arc::clone(&client),
         task: Some(members.clone()),

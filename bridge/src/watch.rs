@@ -114,10 +114,7 @@ async fn listen(c: &Client, wanted: &Wanted) -> bool {
 /// Subscribes a handshake backend to each resource.
 async fn subscribe(c: &Client, uris: &[String]) {
     for u in uris {
-        let mut m = bytes::BytesMut::new();
-        m.extend_from_slice(br#""uri":"#);
-        janus_codec::encode::write_str(&mut m, u);
-        let members = String::from_utf8_lossy(&m).into_owned();
+        let members = janus_client::members_of(&[("uri", u)]);
         if let Err(e) = c
             .request("resources/subscribe", &members, CallOptions::default())
             .await

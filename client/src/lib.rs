@@ -64,6 +64,7 @@ pub use input::{Answer, Callbacks};
 pub use json::{canonical, compact};
 pub use result::{CallResult, Content};
 pub use spec::{Annotations, SafetyClass, TaskSupport, ToolSpec};
+pub use surface::members_of;
 pub use surface::{
     CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
     ResourceTemplate,

@@ -29,7 +29,12 @@ pub enum CompletionRef<'a> {
     Template(&'a str),
 }
 
-fn members_of(pairs: &[(&str, &str)]) -> String {
+/// The members of a params object (without its braces) whose values are these strings,
+/// each key and value written as a JSON string: what [`Client::request`] takes.
+///
+/// [`Client::request`]: crate::Client::request
+#[must_use]
+pub fn members_of(pairs: &[(&str, &str)]) -> String {
     let mut m = BytesMut::new();
     for (i, (k, v)) in pairs.iter().enumerate() {
         if i > 0 {
