@@ -651,17 +651,14 @@ impl RawFront {
     const META: &'static str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}"#;
 
     fn start() -> Self {
+        Self::start_with(&[JANUS, "serve", "--tools", "conformance"])
+    }
+
+    /// The bridge in front of the backend command `backend`.
+    fn start_with(backend: &[&str]) -> Self {
         let mut child = std::process::Command::new(JANUS)
-            .args([
-                "bridge",
-                "--mode",
-                "legacy",
-                "--",
-                JANUS,
-                "serve",
-                "--tools",
-                "conformance",
-            ])
+            .args(["bridge", "--mode", "legacy", "--"])
+            .args(backend)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
@@ -759,6 +756,103 @@ fn a_tool_the_backend_runs_only_as_a_task_is_a_task_at_the_front() {
     assert_eq!(done["status"], "completed", "{done}");
     let text = done["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("a.txt: action=accept"), "{text}");
+}
+
+/// The JSON lines of the file at `path` so far.
+fn lines_of(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
+fn wait_for_line(
+    path: &std::path::Path,
+    what: &str,
+    want: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
+            return l;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never seen: {what}; the file holds:\n{}",
+            std::fs::read_to_string(path).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn cancelling_the_front_task_cancels_the_backend_s_task() {
+    // NB. What the bridge sends the backend and what it answers are copied to files.
+    let dir = std::env::temp_dir().join(format!("janus-bridge-cancel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (heard, said) = (dir.join("to-backend.jsonl"), dir.join("from-backend.jsonl"));
+    let script = r#"tee "$0" | "$1" serve --tools conformance | tee "$2""#;
+    let mut f = RawFront::start_with(&[
+        "sh",
+        "-c",
+        script,
+        heard.to_str().unwrap(),
+        JANUS,
+        said.to_str().unwrap(),
+    ]);
+    let mut id = 0;
+    // failing_job runs only as a task, for half a second. Cancelled at once (before the
+    // backend's task exists, say), then once the backend has answered with its task.
+    for early in [true, false] {
+        id += 1;
+        let made = f.ask(id, "tools/call", r#""name":"failing_job","arguments":{}"#);
+        assert_eq!(made["result"]["resultType"], "task", "{made}");
+        let task = made["result"]["taskId"].as_str().unwrap().to_owned();
+        let made_n = |l: &serde_json::Value| l["result"]["task"]["taskId"].is_string();
+        let before = lines_of(&said).iter().filter(|l| made_n(l)).count();
+        if !early {
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while lines_of(&said).iter().filter(|l| made_n(l)).count() == before {
+                assert!(std::time::Instant::now() < deadline, "no backend task made");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        id += 1;
+        let cancelled = f.ask(id, "tasks/cancel", &format!(r#""taskId":"{task}""#));
+        assert!(cancelled.get("error").is_none(), "{cancelled}");
+        let ended = f.settled(&mut id, &task);
+        assert_eq!(ended["status"], "cancelled", "{ended}");
+    }
+    // Each task the backend made was cancelled there, with tasks/cancel (never a
+    // notifications/cancelled of the request that made it).
+    let made_ids = || -> Vec<String> {
+        lines_of(&said)
+            .iter()
+            .filter_map(|l| l["result"]["task"]["taskId"].as_str().map(str::to_owned))
+            .collect()
+    };
+    wait_for_line(&said, "the second backend task", |_| made_ids().len() == 2);
+    for t in made_ids() {
+        wait_for_line(&heard, &format!("tasks/cancel of {t}"), |l| {
+            l["method"] == "tasks/cancel" && l["params"]["taskId"] == t.as_str()
+        });
+    }
+    let sent = lines_of(&heard);
+    let calls: Vec<&serde_json::Value> = sent
+        .iter()
+        .filter(|l| l["method"] == "tools/call")
+        .map(|l| &l["id"])
+        .collect();
+    assert_eq!(calls.len(), 2, "{sent:?}");
+    assert!(
+        !sent.iter().any(|l| l["method"] == "notifications/cancelled"
+            && calls.contains(&&l["params"]["requestId"])),
+        "a task-making request was cancelled with notifications/cancelled"
+    );
+    drop(f);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The children of process `pid` (Linux).

@@ -151,7 +151,8 @@ impl Cancel {
         self.0.notify_waiters();
     }
 
-    async fn fired(&self) {
+    /// Resolves once the handle is fired (at once when it was already).
+    pub async fn fired(&self) {
         loop {
             let n = self.0.notified();
             if self.1.load(Ordering::SeqCst) {
