@@ -177,8 +177,6 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
-    /// The client the official conformance suite drives (its client leg): runs the scenario
-    /// `MCP_CONFORMANCE_SCENARIO` names against URL, with janus-client.
     /// Serve an MCP server of either era to clients of both: the backend is a command
     /// (`janus bridge -- CMD ARGS...`), a URL (`--upstream URL`, `https` and authorization
     /// included) or an `mcpServers` entry (`--config F --server NAME`); the front is stdio,
@@ -204,6 +202,8 @@ enum Command {
         #[command(flatten)]
         backend: client_cli::Target,
     },
+    /// The client the official conformance suite drives (its client leg): runs the scenario
+    /// `MCP_CONFORMANCE_SCENARIO` names against URL, with janus-client.
     #[command(hide = true)]
     ConformanceClient {
         /// The scenario server's URL (the suite appends it to the command).

@@ -122,6 +122,8 @@ for l in "${lanes[@]}"; do
       venv "$base/venv-py-v1-mcp-$MCP_V1" "$MCP_V1"
       JANUS_BRIDGE_PY_V1="$PWD/$base/venv-py-v1-mcp-$MCP_V1/bin/python" \
         lane py-v2 "$MCP_V2" bridge_v2.py || failed=1
+      JANUS_BRIDGE_PY_V1="$PWD/$base/venv-py-v1-mcp-$MCP_V1/bin/python" \
+        lane py-v2 "$MCP_V2" bridge_surface_v2.py || failed=1
       lane py-v1 "$MCP_V1" bridge_v1.py || failed=1
       ;;
     scale)
