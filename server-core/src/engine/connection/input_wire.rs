@@ -560,17 +560,21 @@ pub(super) fn resume_of(id: Id<'_>, msg: &Message<'_>, inputs: Option<Inputs>) -
 
 /// The request again as one frame, for its replay.
 fn frame_of(id: Id<'_>, msg: &Message<'_>) -> Vec<u8> {
-    let mut f = BytesMut::new();
+    // NB. One allocation of the right size (every async job makes one): an escaped method
+    // name may need more, which the buffer then grows for.
+    let params = msg.params().map(RawJson::as_str);
+    let len = 48 + id.as_raw().len() + msg.method().len() + params.map_or(0, str::len);
+    let mut f = BytesMut::with_capacity(len);
     f.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     f.extend_from_slice(id.as_raw().as_bytes());
     f.extend_from_slice(br#","method":"#);
     encode::write_str(&mut f, msg.method());
-    if let Some(p) = msg.params() {
+    if let Some(p) = params {
         f.extend_from_slice(br#","params":"#);
-        f.extend_from_slice(p.as_str().as_bytes());
+        f.extend_from_slice(p.as_bytes());
     }
     f.put_u8(b'}');
-    f.to_vec()
+    Vec::from(f)
 }
 
 /// `{"jsonrpc":"2.0","id":N,"method":...,"params":...}` and its newline.
