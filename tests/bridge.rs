@@ -807,11 +807,12 @@ fn cancelling_the_front_task_cancels_the_backend_s_task() {
     // backend's task exists, say), then once the backend has answered with its task.
     for early in [true, false] {
         id += 1;
+        // NB. Counted before the call: the backend may answer before the front does.
+        let made_n = |l: &serde_json::Value| l["result"]["task"]["taskId"].is_string();
+        let before = lines_of(&said).iter().filter(|l| made_n(l)).count();
         let made = f.ask(id, "tools/call", r#""name":"failing_job","arguments":{}"#);
         assert_eq!(made["result"]["resultType"], "task", "{made}");
         let task = made["result"]["taskId"].as_str().unwrap().to_owned();
-        let made_n = |l: &serde_json::Value| l["result"]["task"]["taskId"].is_string();
-        let before = lines_of(&said).iter().filter(|l| made_n(l)).count();
         if !early {
             let deadline = std::time::Instant::now() + Duration::from_secs(5);
             while lines_of(&said).iter().filter(|l| made_n(l)).count() == before {
