@@ -916,3 +916,50 @@ async fn a_pool_of_backends_shares_the_calls() {
         assert!(bytes_read(*p) > b + 200, "backend {p} got no calls");
     }
 }
+
+#[test]
+fn a_cancelled_front_task_does_not_hold_up_the_next_one() {
+    // Task-making calls on one bridge, each cancelled: at once, then once the backend has
+    // heard it, in turn. Each one cancelled late must have reached the backend: a call
+    // cancelled before (with its backend task still being made) holds nothing up.
+    let dir = std::env::temp_dir().join(format!("janus-bridge-next-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let heard = dir.join("to-backend.jsonl");
+    let mut f = RawFront::start_with(&[
+        "sh",
+        "-c",
+        r#"tee "$0" | "$1" serve --tools conformance"#,
+        heard.to_str().unwrap(),
+        JANUS,
+    ]);
+    let calls = || {
+        lines_of(&heard)
+            .iter()
+            .filter(|l| l["method"] == "tools/call")
+            .count()
+    };
+    let mut id = 1;
+    for n in 0..6 {
+        let before = calls();
+        id += 1;
+        let made = f.ask(id, "tools/call", r#""name":"failing_job","arguments":{}"#);
+        let task = made["result"]["taskId"].as_str().unwrap().to_owned();
+        if n % 2 == 1 {
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while calls() == before {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "call {n} never reached the backend; it heard:\n{}",
+                    std::fs::read_to_string(&heard).unwrap_or_default()
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        id += 1;
+        let cancelled = f.ask(id, "tasks/cancel", &format!(r#""taskId":"{task}""#));
+        assert!(cancelled.get("error").is_none(), "{cancelled}");
+        assert_eq!(f.settled(&mut id, &task)["status"], "cancelled");
+    }
+    drop(f);
+    let _ = std::fs::remove_dir_all(&dir);
+}
