@@ -670,11 +670,15 @@ impl RawFront {
 
     /// Sends request `id` of `method` with params members `members`; its answer.
     fn ask(&mut self, id: u32, method: &str, members: &str) -> serde_json::Value {
+        self.ask_with(id, method, members, Self::META)
+    }
+
+    /// As [`RawFront::ask`], with the `_meta` member `meta` (its text).
+    fn ask_with(&mut self, id: u32, method: &str, members: &str, meta: &str) -> serde_json::Value {
         use std::io::{BufRead as _, Write as _};
         let sep = if members.is_empty() { "" } else { "," };
         let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{members}{sep}{}}}}}"#,
-            Self::META
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{members}{sep}{meta}}}}}"#
         );
         let stdin = self.child.stdin.as_mut().unwrap();
         writeln!(stdin, "{line}").unwrap();
@@ -962,4 +966,56 @@ fn a_cancelled_front_task_does_not_hold_up_the_next_one() {
     }
     drop(f);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_legacy_backend_s_questions_asked_at_once_are_one_round() {
+    // The fixture, spoken to in 2025-11-25, sends its three requests for input at once: the
+    // front asks them in one input_required; a retry that answers two gets the third again.
+    let mut f = RawFront::start();
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}"#;
+    let call = r#""name":"test_input_required_result_multiple_inputs","arguments":{}"#;
+    let first = f.ask_with(1, "tools/call", call, meta);
+    let r = &first["result"];
+    assert_eq!(r["resultType"], "input_required", "{first}");
+    let asked = r["inputRequests"].as_object().unwrap();
+    let mut methods: Vec<&str> = asked
+        .values()
+        .map(|q| q["method"].as_str().unwrap())
+        .collect();
+    methods.sort_unstable();
+    assert_eq!(
+        methods,
+        ["elicitation/create", "roots/list", "sampling/createMessage"],
+        "{first}"
+    );
+    let key_of = |m: &str| {
+        asked
+            .iter()
+            .find(|(_, q)| q["method"] == m)
+            .map(|(k, _)| k.clone())
+            .unwrap()
+    };
+    let (name, greeting, roots) = (
+        key_of("elicitation/create"),
+        key_of("sampling/createMessage"),
+        key_of("roots/list"),
+    );
+    // The greeting left out: asked again, alone, under its key.
+    let retry = format!(
+        r#"{call},"inputResponses":{{"{name}":{{"action":"accept","content":{{"name":"Ada"}}}},"{roots}":{{"roots":[]}}}},"requestState":{}"#,
+        r["requestState"]
+    );
+    let second = f.ask_with(2, "tools/call", &retry, meta);
+    let r = &second["result"];
+    assert_eq!(r["resultType"], "input_required", "{second}");
+    let again: Vec<&String> = r["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(again, [&greeting], "{second}");
+    let last = format!(
+        r#"{call},"inputResponses":{{"{greeting}":{{"role":"assistant","content":{{"type":"text","text":"Hello"}},"model":"m"}}}},"requestState":{}"#,
+        r["requestState"]
+    );
+    let done = f.ask_with(3, "tools/call", &last, meta);
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Hello Ada!", "{done}");
 }

@@ -220,20 +220,15 @@ impl Pool {
     }
 
     /// The connection whose call is parked under `token`, and the call, resumed with the
-    /// front client's answer.
+    /// front client's answers (`given` reads the one under a key).
     pub(crate) fn resume(
         &self,
         token: &str,
-        answer: Option<String>,
-    ) -> Option<(Arc<Backend>, crate::input::InFlight)> {
-        let mut answer = answer;
-        for b in &self.members {
-            match b.router().resume(token, answer.take()) {
-                Ok(flight) => return Some((Arc::clone(b), flight)),
-                Err(given) => answer = given,
-            }
-        }
-        None
+        given: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<(Arc<Backend>, crate::input::Resumed)> {
+        self.members
+            .iter()
+            .find_map(|b| Some((Arc::clone(b), b.router().resume(token, given)?)))
     }
 
     /// Every connection up, and how many times they were made again, in all.

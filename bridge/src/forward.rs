@@ -3,7 +3,7 @@
 
 use crate::BridgeError;
 use crate::backend::{Backend, Pool};
-use crate::input::{Answer, BackendCall, Event, InFlight, Question};
+use crate::input::{Answer, Asked, BackendCall, Event, InFlight, Question};
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
@@ -415,14 +415,22 @@ fn forward_request<T: Send + 'static>(
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
     if let Some(token) = ctx.request_state() {
-        let given = ctx.input(INPUT_KEY).map(|a| a.as_str().to_owned());
-        let Some((backend, flight)) = pool.resume(token, given) else {
+        let given = |key: &str| ctx.input(key).map(|a| a.as_str().to_owned());
+        let Some((backend, resumed)) = pool.resume(token, &given) else {
             return Err(RpcError::invalid_params(
                 "the requestState names no backend call waiting for input (it expired, or was answered)",
             )
             .into());
         };
-        return Ok(drive(flight, ctx.to_owned(), backend, answer));
+        // NB. A retry that left some questions unanswered gets them again, in a new round
+        // (the answers it gave went on).
+        if !resumed.unanswered.is_empty() {
+            return match put_to_front(&backend, resumed.flight, resumed.unanswered) {
+                Ok(halt) => Err(halt),
+                Err(flight) => Ok(drive(flight, ctx.to_owned(), backend, answer)),
+            };
+        }
+        return Ok(drive(resumed.flight, ctx.to_owned(), backend, answer));
     }
     let backend = pool.pick();
     let router = backend.router();
@@ -447,8 +455,50 @@ fn forward_request<T: Send + 'static>(
     Ok(drive(flight, ctx.to_owned(), Arc::clone(backend), answer))
 }
 
-/// The key of the one input a parked call asks.
-const INPUT_KEY: &str = "input";
+/// The key of the `n`th input (from 0) a parked call asks in one round: `input`, then
+/// `input_2`, `input_3`, ...
+fn input_key(n: usize) -> String {
+    if n == 0 {
+        "input".to_owned()
+    } else {
+        format!("input_{}", n + 1)
+    }
+}
+
+/// Parks the call with the backend's `asked` questions and puts them to the front's client
+/// in one round: the `input_required` the front request ends with. The call back when the
+/// front can forward none of them (each is refused at the backend, saying why).
+fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Result<Halt, InFlight> {
+    let mut round = InputRequired::new();
+    let mut kept = Vec::with_capacity(asked.len());
+    for a in asked {
+        let q = &a.question;
+        match InputRequest::forwarded(
+            q.method,
+            Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
+        ) {
+            Ok(req) => {
+                round = round.ask(&a.key, req);
+                kept.push(a);
+            }
+            Err(e) => {
+                let _ = a.question.answer.send(Err(janus_client::Rejection {
+                    code: i64::from(janus_codec::INVALID_PARAMS),
+                    message: format!("the bridge cannot forward it: {e}"),
+                    data: None,
+                }));
+            }
+        }
+    }
+    if kept.is_empty() {
+        return Err(flight);
+    }
+    let token = backend.router().park(flight, kept);
+    // NB. Within the task: a front task (the work of a call that runs as one, which started
+    // before the backend asked) waits for the answers in `input_required`; a plain call
+    // ignores the mark.
+    Ok(round.state(&token).within_task().into())
+}
 
 /// Drives a backend call for one front request: its progress to the request, a front
 /// cancel to the backend, its end as the answer; a question of the backend's parks it and
@@ -487,29 +537,32 @@ fn drive<T: Send + 'static>(
                     drop(flight);
                     return Err(RpcError::new(janus_codec::INTERNAL_ERROR, "cancelled").into());
                 }
-                Next::Asked(q) => match InputRequest::forwarded(
-                    q.method,
-                    Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
-                ) {
-                    Ok(req) => {
-                        let token = backend.router().park(flight, q.answer);
-                        // NB. Within the task: a front task (the work of a call that runs
-                        // as one, which started before the backend asked) waits for the
-                        // answer in `input_required`; a plain call ignores the mark.
-                        return Err(InputRequired::new()
-                            .ask(INPUT_KEY, req)
-                            .state(&token)
-                            .within_task()
-                            .into());
+                Next::Asked(q) => {
+                    // NB. A backend that asks several things at once: the questions already on
+                    // their way join this round (a later one waits for the next).
+                    let mut questions = vec![q];
+                    for _ in 0..2 {
+                        tokio::task::yield_now().await;
+                        while let Some(e) = flight.questions.try_recv() {
+                            match e {
+                                Event::Ask(q) => questions.push(q),
+                                Event::Log(m) => log(&ctx, m),
+                            }
+                        }
                     }
-                    Err(e) => {
-                        let _ = q.answer.send(Err(janus_client::Rejection {
-                            code: i64::from(janus_codec::INVALID_PARAMS),
-                            message: format!("the bridge cannot forward it: {e}"),
-                            data: None,
-                        }));
+                    let asked = questions
+                        .into_iter()
+                        .enumerate()
+                        .map(|(n, question)| Asked {
+                            key: input_key(n),
+                            question,
+                        })
+                        .collect();
+                    match put_to_front(&backend, flight, asked) {
+                        Ok(halt) => return Err(halt),
+                        Err(back) => flight = back,
                     }
-                },
+                }
                 Next::Done(Ok(r)) => {
                     // NB. A log message the backend sent just before its answer may still be
                     // on its way through the router: give it a turn, then send what came.

@@ -11,6 +11,11 @@
 //! A legacy backend's request for input names no request of its own (on stdio nothing ties
 //! it to the call it is for): the bridge gives it to the one call in flight that may ask,
 //! and refuses it (`-32603`, saying why) when several are in flight.
+//!
+//! A backend that asks several things at once (its requests in flight together) has them
+//! put to the front's client in one round, under the keys `input`, `input_2`, ...; a retry
+//! that answers only some of them gets the others again, in a new round, while the answers
+//! it gave go on to the backend.
 
 use janus_client::{CallResult, Cancel, Error, LogMessage, Progress, Rejection};
 use std::collections::HashMap;
@@ -98,10 +103,26 @@ pub(crate) enum Answer {
 pub(crate) type BackendCall =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Answer, Error>> + Send>>;
 
-/// A call parked for its retry, and the question it waits on.
+/// One question of a parked call, under the input key the front's client answers.
+pub(crate) struct Asked {
+    /// The key of `inputRequests` it was put under.
+    pub(crate) key: String,
+    /// The backend's question (its answer waits here).
+    pub(crate) question: Question,
+}
+
+/// A call parked for its retry, and the questions it waits on.
 struct Parked {
     flight: InFlight,
-    answer: oneshot::Sender<Result<String, Rejection>>,
+    asked: Vec<Asked>,
+}
+
+/// A parked call resumed by a retry: its answers given to the backend, but for the ones
+/// the retry left out, which are asked again.
+pub(crate) struct Resumed {
+    pub(crate) flight: InFlight,
+    /// The questions the retry did not answer.
+    pub(crate) unanswered: Vec<Asked>,
 }
 
 /// The calls in flight that may ask, and the parked ones.
@@ -109,7 +130,8 @@ struct Parked {
 pub(crate) struct Router {
     next: AtomicU64,
     /// The calls in flight that may ask, and whether each is parked (a parked call waits
-    /// for the answer to its question: it asks nothing more until it is resumed).
+    /// for the answers to its questions: another call running takes the questions that
+    /// come meanwhile).
     askers: Mutex<HashMap<u64, (Arc<Inbox>, bool)>>,
     parked: Mutex<HashMap<String, Parked>>,
 }
@@ -154,7 +176,10 @@ impl Router {
     }
 
     /// The backend asks `method` with `params`: given to the one call in flight, whose
-    /// front request puts it to its client; the answer comes back when it is given.
+    /// front request puts it to its client; the answer comes back when it is given. With
+    /// no call running but one parked, it is that call's (a backend that asks several
+    /// things at once: the ones that come after the call was parked wait for its next
+    /// round).
     pub(crate) async fn ask(
         &self,
         method: &'static str,
@@ -165,6 +190,7 @@ impl Router {
             let mut running = askers.values().filter(|(_, parked)| !parked);
             match (running.next(), running.next()) {
                 (Some((tx, _)), None) => Some(tx.clone()),
+                (None, _) if askers.len() == 1 => askers.values().next().map(|a| a.0.clone()),
                 _ => {
                     let n = askers.values().filter(|(_, parked)| !parked).count();
                     return Err(refused(&format!(
@@ -201,17 +227,13 @@ impl Router {
         }
     }
 
-    /// Parks a call until its retry comes with the answer to `answer`'s question: the token
-    /// the front's `requestState` carries. Dropped (the backend's question refused, its call
-    /// cancelled) after [`PARKED_TTL`].
-    pub(crate) fn park(
-        self: &Arc<Self>,
-        flight: InFlight,
-        answer: oneshot::Sender<Result<String, Rejection>>,
-    ) -> String {
+    /// Parks a call until its retry comes with the answers to the `asked` questions: the
+    /// token the front's `requestState` carries. Dropped (the backend's questions refused,
+    /// its call cancelled) after [`PARKED_TTL`].
+    pub(crate) fn park(self: &Arc<Self>, flight: InFlight, asked: Vec<Asked>) -> String {
         let token = format!("bridge-{}", self.next.fetch_add(1, Ordering::Relaxed));
         self.mark(flight._asker.id, true);
-        lock(&self.parked).insert(token.clone(), Parked { flight, answer });
+        lock(&self.parked).insert(token.clone(), Parked { flight, asked });
         let router = Arc::downgrade(self);
         let key = token.clone();
         tokio::spawn(async move {
@@ -226,22 +248,29 @@ impl Router {
         token
     }
 
-    /// Resumes the call parked under `token` with the front client's answer (`None`: it
-    /// gave none, and the backend's question is refused); the answer back when no call here
-    /// is parked under it.
+    /// Resumes the call parked under `token` with the front client's answers (`given` reads
+    /// the one under a key): each given to the backend's question, the ones not given back
+    /// to be asked again. `None` when no call here is parked under it.
     pub(crate) fn resume(
         &self,
         token: &str,
-        answer: Option<String>,
-    ) -> Result<InFlight, Option<String>> {
-        let Some(p) = lock(&self.parked).remove(token) else {
-            return Err(answer);
-        };
+        given: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Resumed> {
+        let p = lock(&self.parked).remove(token)?;
         self.mark(p.flight._asker.id, false);
-        let _ = p
-            .answer
-            .send(answer.ok_or_else(|| refused("the client gave no answer")));
-        Ok(p.flight)
+        let mut unanswered = Vec::new();
+        for a in p.asked {
+            match given(&a.key) {
+                Some(answer) => {
+                    let _ = a.question.answer.send(Ok(answer));
+                }
+                None => unanswered.push(a),
+            }
+        }
+        Some(Resumed {
+            flight: p.flight,
+            unanswered,
+        })
     }
 
     /// Marks the call `id` parked or running again.
