@@ -540,14 +540,20 @@ fn drive<T: Send + 'static>(
                 Next::Asked(q) => {
                     // NB. A backend that asks several things at once: the questions already on
                     // their way join this round (a later one waits for the next).
+                    // (Turns are given while more come: two at least, eight at most.)
                     let mut questions = vec![q];
-                    for _ in 0..2 {
+                    for turn in 0..8 {
                         tokio::task::yield_now().await;
+                        let mut came = false;
                         while let Some(e) = flight.questions.try_recv() {
+                            came = true;
                             match e {
                                 Event::Ask(q) => questions.push(q),
                                 Event::Log(m) => log(&ctx, m),
                             }
+                        }
+                        if !came && turn >= 1 {
+                            break;
                         }
                     }
                     let asked = questions

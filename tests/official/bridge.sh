@@ -25,8 +25,6 @@ fi
 # - input-required-result-basic-elicitation, -multi-round: the suite's client answers by the
 #   fixture's own input keys (user_name, ...); a handshake backend's request for input names
 #   no key, so the bridge names its own.
-# - input-required-result-multiple-input-requests: a handshake backend asks one thing at a
-#   time; the suite wants both requests in one round.
 # - input-required-result-capability-check: the fixture asks for input only when the client
 #   declared the capability; a handshake backend sees the bridge's (which declares every one)
 #   and asks anyway, and the front answers -32021, as server-stateless requires of a request
@@ -34,12 +32,12 @@ fi
 #   of the two it is).
 #   (It has passed in the runs of 2026-12-05: the front drops a question the client has no
 #   capability for, which the suite may accept; not pinned down, so it stays listed.)
-# - tasks-mrtr-input (its partial-fulfilment check only): multi_input asks two things within
-#   its task at once; a handshake backend asks one at a time, as above.
 # - tasks-mrtr-composition: the rounds must come before the front's task exists, but the
 #   front learns that the backend asks only once the call runs (as the task's work), so the
 #   question parks the task instead.
-expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round input-required-result-multiple-input-requests tasks-mrtr-composition tasks-mrtr-input"
+# (input-required-result-multiple-input-requests and tasks-mrtr-input pass since the bridge
+# asks a handshake backend's requests sent together in one round.)
+expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round tasks-mrtr-composition"
 expected_2025=""
 
 log="$dir/bridge.log"
