@@ -336,6 +336,9 @@ struct Forward {
     name: Arc<str>,
     /// The backend runs it only as a task.
     as_task: bool,
+    /// A 2026-07-28 backend refused it to a client without the tasks extension: it is
+    /// called declaring the extension (and the task it makes waited for).
+    declares_tasks: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Forward {
@@ -344,8 +347,21 @@ impl Forward {
             backend: Arc::clone(backend),
             name: Arc::from(spec.name.as_str()),
             as_task: spec.task_support == janus_model::tool::TaskSupport::Required,
+            declares_tasks: Arc::default(),
         }
     }
+}
+
+/// Whether `r` is a 2026-07-28 refusal of a request that only the tasks extension can
+/// make (`-32021`, the extension in its `requiredCapabilities`).
+fn needs_tasks(r: &janus_client::Rejection) -> bool {
+    r.code == i64::from(janus_codec::MISSING_CLIENT_CAPABILITY)
+        && r.data
+            .as_deref()
+            .and_then(|d| RawJson::parse(d).ok())
+            .and_then(|d| d.get("requiredCapabilities"))
+            .and_then(|c| c.get("extensions"))
+            .is_some_and(|e| e.get("io.modelcontextprotocol/tasks").is_some())
 }
 
 /// What a forwarded call waits for next.
@@ -363,6 +379,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
         let arguments = args.raw().map(|a| a.as_str().to_owned());
         let name = Arc::clone(&self.name);
         let as_task = self.as_task;
+        let declares = Arc::clone(&self.declares_tasks);
         forward_request(
             &self.backend,
             ctx,
@@ -374,16 +391,28 @@ impl janus_server_core::tools::AsyncTool for Forward {
                             .map(Answer::Call)
                     });
                 }
-                let opts = CallOptions {
+                // NB. A tool a 2026-07-28 backend runs only as a task is called again
+                // declaring the tasks extension (and so from then on): the client waits for
+                // the task. Others are not, so that the backend runs them as calls (a
+                // task's progress would not reach the front).
+                let opts = move |tasks| CallOptions {
                     timeout: None,
-                    progress,
-                    cancel: Some(cancel),
+                    progress: progress.clone(),
+                    cancel: Some(cancel.clone()),
+                    tasks,
                 };
                 Box::pin(async move {
-                    client
-                        .call_tool(&name, arguments.as_deref(), opts)
-                        .await
-                        .map(Answer::Call)
+                    use std::sync::atomic::Ordering::Relaxed;
+                    let args = arguments.as_deref();
+                    let declared = declares.load(Relaxed);
+                    match client.call_tool(&name, args, opts(declared)).await {
+                        Err(janus_client::Error::Rejected(r)) if !declared && needs_tasks(&r) => {
+                            declares.store(true, Relaxed);
+                            client.call_tool(&name, args, opts(true)).await
+                        }
+                        other => other,
+                    }
+                    .map(Answer::Call)
                 })
             },
             |a| match a {

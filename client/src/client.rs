@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 mod book;
 mod lifecycle;
 mod rounds;
+mod tasks;
 
 use book::{Book, Waiter};
 
@@ -69,6 +70,12 @@ pub struct Options {
     /// Authorization for an HTTP server that asks for it (`401`): none by default, and then
     /// such a status is the request's [`Error::Status`].
     pub auth: Option<crate::auth::OAuth>,
+    /// Declares the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`) on every
+    /// request: a server may then answer a `tools/call` with a task, which the call waits
+    /// for (polling `tasks/get` as often as the task says, its requests for input answered
+    /// by the callbacks with `tasks/update`) and cancels with `tasks/cancel` when it is
+    /// cancelled or dropped. Off by default.
+    pub tasks: bool,
 }
 
 /// A notification of the server's other than progress and log messages.
@@ -108,6 +115,7 @@ impl Default for Options {
             notices: None,
             tls: Tls::default(),
             auth: None,
+            tasks: false,
         }
     }
 }
@@ -132,6 +140,9 @@ pub struct CallOptions {
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
     /// Cancels it when fired.
     pub cancel: Option<Cancel>,
+    /// Declares the 2026-07-28 tasks extension on this request (as [`Options::tasks`] does
+    /// on every one): the server may answer it with a task, which the call waits for.
+    pub tasks: bool,
 }
 
 /// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
@@ -585,6 +596,9 @@ impl Client {
         let callbacks = opts.callbacks.clone();
         let mut identity = identity;
         identity.log_level.clone_from(&opts.log_level);
+        if opts.tasks {
+            identity.extensions = Some(crate::core::TASKS_EXTENSION.to_owned());
+        }
         let sinks = (opts.logs.clone(), opts.notices.clone());
         let new_inner =
             |stderr, mirrors| Inner::new(out, identity, callbacks, stderr, mirrors, sinks);
@@ -745,6 +759,7 @@ impl Client {
             timeout: o.timeout,
             progress: o.progress.clone(),
             cancel: o.cancel.clone(),
+            tasks: o.tasks,
         });
         let sent = envelope.unwrap_or_else(|| lock(&self.inner.core).version());
         let first = self
@@ -779,7 +794,8 @@ impl Client {
         want: Want,
     ) -> Result<Reply, Error> {
         let inner = &*self.inner;
-        let (progress, cancel) = opts.map_or((None, None), |o| (o.progress, o.cancel));
+        let (progress, cancel, tasks) =
+            opts.map_or((None, None, false), |o| (o.progress, o.cancel, o.tasks));
         let token = progress.as_ref().map(|_| {
             let n = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
             format!("\"p{n}\"")
@@ -787,7 +803,7 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         let (id, line) = {
             let mut core = lock(&inner.core);
-            core.request(method, members, token.as_deref(), envelope)
+            core.request(method, members, token.as_deref(), envelope, tasks)
         };
         if let (Some(t), Some(p)) = (&token, progress) {
             lock(&inner.progress).insert(t.clone(), p);

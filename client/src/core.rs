@@ -8,6 +8,9 @@ use bytes::{BufMut, BytesMut};
 use janus_codec::encode;
 use janus_codec::{Id, Message, MessageKind, ProtocolVersion, RawJson};
 
+/// The `extensions` member that declares the 2026-07-28 tasks extension.
+pub(crate) const TASKS_EXTENSION: &str = r#"{"io.modelcontextprotocol/tasks":{}}"#;
+
 /// Who the client is and what it can do, as it tells every server.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -17,6 +20,9 @@ pub struct Identity {
     pub capabilities: String,
     /// The log level every 2026-07-28 request asks (`io.modelcontextprotocol/logLevel`).
     pub log_level: Option<String>,
+    /// The 2026-07-28 extensions every request declares (the `extensions` member of its
+    /// `clientCapabilities`, compact JSON): not said in a handshake.
+    pub extensions: Option<String>,
 }
 
 impl Identity {
@@ -33,6 +39,7 @@ impl Identity {
             info: String::from_utf8_lossy(&info).into_owned(),
             capabilities: capabilities.to_owned(),
             log_level: None,
+            extensions: None,
         }
     }
 }
@@ -70,15 +77,16 @@ impl Core {
 
     /// A request: its id and its line (with the `\n`). `members`, joined, are the params'
     /// members as JSON text without braces (none for none); `progress` a progress token's
-    /// JSON text.
-    /// `envelope` forces the 2026-07-28 envelope (the lifecycle probe sends one before the
-    /// era is settled).
+    /// JSON text. `envelope` forces the 2026-07-28 envelope (the lifecycle probe sends one
+    /// before the era is settled). `tasks` declares the tasks extension on this request (a
+    /// 2026-07-28 one) whatever the identity declares.
     pub(crate) fn request(
         &mut self,
         method: &str,
         members: &[&str],
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
+        tasks: bool,
     ) -> (i64, BytesMut) {
         self.next += 1;
         let id = self.next;
@@ -88,7 +96,7 @@ impl Core {
         encode::write_i64(&mut out, id);
         out.extend_from_slice(br#","method":"#);
         encode::write_str(&mut out, method);
-        self.write_params(&mut out, members, progress, envelope);
+        self.write_params(&mut out, members, progress, envelope, tasks);
         encode::end_message(&mut out);
         (id, out)
     }
@@ -98,7 +106,7 @@ impl Core {
         let mut out = BytesMut::with_capacity(96 + members.len());
         out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
         encode::write_str(&mut out, method);
-        self.write_params(&mut out, &[members], None, None);
+        self.write_params(&mut out, &[members], None, None, false);
         encode::end_message(&mut out);
         out
     }
@@ -109,6 +117,7 @@ impl Core {
         members: &[&str],
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
+        tasks: bool,
     ) {
         let version = envelope.unwrap_or(self.version);
         let modern = !version.is_handshake();
@@ -152,7 +161,24 @@ impl Core {
             out.extend_from_slice(br#","io.modelcontextprotocol/clientInfo":"#);
             out.extend_from_slice(self.identity.info.as_bytes());
             out.extend_from_slice(br#","io.modelcontextprotocol/clientCapabilities":"#);
-            out.extend_from_slice(self.identity.capabilities.as_bytes());
+            let caps = self.identity.capabilities.trim_end();
+            let extensions = self
+                .identity
+                .extensions
+                .as_deref()
+                .or_else(|| tasks.then_some(TASKS_EXTENSION));
+            match (extensions, caps.strip_suffix('}')) {
+                (Some(ext), Some(open)) => {
+                    out.extend_from_slice(open.as_bytes());
+                    if open.trim_end() != "{" {
+                        out.put_u8(b',');
+                    }
+                    out.extend_from_slice(br#""extensions":"#);
+                    out.extend_from_slice(ext.as_bytes());
+                    out.put_u8(b'}');
+                }
+                _ => out.extend_from_slice(caps.as_bytes()),
+            }
             if let Some(level) = &self.identity.log_level {
                 out.extend_from_slice(br#","io.modelcontextprotocol/logLevel":"#);
                 encode::write_str(out, level);
@@ -278,19 +304,19 @@ mod tests {
     #[test]
     fn requests_carry_the_envelope_only_in_the_modern_era() {
         let mut legacy = core(ProtocolVersion::V2025_11_25);
-        let (id, line) = legacy.request("tools/list", &[], None, None);
+        let (id, line) = legacy.request("tools/list", &[], None, None, false);
         assert_eq!(id, 1);
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n"
         );
-        let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], Some("7"), None);
+        let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], Some("7"), None, false);
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":7}}}\n"
         );
         let mut modern = core(ProtocolVersion::V2026_07_28);
-        let (_, line) = modern.request("tools/list", &[], None, None);
+        let (_, line) = modern.request("tools/list", &[], None, None, false);
         let text = std::str::from_utf8(&line).unwrap();
         let msg = janus_codec::Parser::new()
             .parse_single(text.trim_end().as_bytes())
@@ -305,12 +331,42 @@ mod tests {
             &[],
             None,
             Some(ProtocolVersion::V2026_07_28),
+            false,
         );
         assert!(
             std::str::from_utf8(&line)
                 .unwrap()
                 .contains("clientCapabilities\":{\"roots\":{}}")
         );
+    }
+
+    #[test]
+    fn extensions_are_declared_in_the_modern_capabilities_only() {
+        let tasks = r#"{"io.modelcontextprotocol/tasks":{}}"#;
+        for (caps, want) in [
+            (
+                r#"{"roots":{}}"#,
+                r#"clientCapabilities":{"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
+            ),
+            (
+                "{}",
+                r#"clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
+            ),
+        ] {
+            let mut identity = Identity::new("c", "1", caps);
+            identity.extensions = Some(tasks.to_owned());
+            let mut modern = Core::new(identity.clone(), ProtocolVersion::V2026_07_28);
+            let (_, line) = modern.request("tools/list", &[], None, None, false);
+            let text = std::str::from_utf8(&line).unwrap();
+            assert!(text.contains(want), "{text}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(text).is_ok(),
+                "{text}"
+            );
+            let mut legacy = Core::new(identity, ProtocolVersion::V2025_11_25);
+            let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], None, None, false);
+            assert!(!std::str::from_utf8(&line).unwrap().contains("extensions"));
+        }
     }
 
     fn rej(code: i64, data: Option<&str>) -> Rejection {

@@ -121,6 +121,8 @@ pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
 pub(crate) enum ResultType {
     Complete,
     InputRequired,
+    /// A task the server made of the request (the 2026-07-28 tasks extension).
+    Task,
     Unknown(String),
 }
 
@@ -135,6 +137,7 @@ impl ResultType {
         match v.and_then(RawJson::as_string).as_deref() {
             None | Some("complete") => Self::Complete,
             Some("input_required") => Self::InputRequired,
+            Some("task") => Self::Task,
             Some(other) => Self::Unknown(other.to_owned()),
         }
     }

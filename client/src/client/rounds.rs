@@ -23,6 +23,7 @@ impl Client {
             timeout,
             progress,
             cancel,
+            tasks,
         } = opts;
         let timeout = timeout.unwrap_or(self.timeout);
         let mut retry = String::new();
@@ -43,13 +44,15 @@ impl Client {
                 timeout: None,
                 progress: progress.clone(),
                 cancel: cancel.clone(),
+                tasks,
             };
             let reply = self
                 .raw_request(method, pieces, None, timeout, Some(o), want)
                 .await?;
             match reply.kind.check()? {
                 ResultType::Complete => return Ok(reply),
-                _ => retry = self.answer_inputs(reply.result()).await?,
+                ResultType::Task => return self.await_task(&reply, cancel).await,
+                _ => retry = self.answer_inputs(reply.result(), None).await?,
             }
         }
         Err(Error::Protocol(format!(
@@ -58,8 +61,14 @@ impl Client {
         )))
     }
 
-    /// The callbacks' answers to an `input_required` result, as the retry's members.
-    async fn answer_inputs(&self, r: RawJson<'_>) -> Result<String, Error> {
+    /// The callbacks' answers to an `input_required` result, as the retry's members. With
+    /// `answered`, the keys in it are left out and the ones answered now added (a task asks
+    /// what is outstanding until the answers reach it).
+    pub(super) async fn answer_inputs(
+        &self,
+        r: RawJson<'_>,
+        mut answered: Option<&mut std::collections::HashSet<String>>,
+    ) -> Result<String, Error> {
         let [asked, state] = r.get_many(["inputRequests", "requestState"]);
         let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
             Error::Protocol("an input_required result without inputRequests".into())
@@ -68,6 +77,11 @@ impl Client {
         responses.extend_from_slice(br#""inputResponses":{"#);
         let mut first = true;
         for (key, req) in asked.members() {
+            if let Some(done) = answered.as_deref_mut()
+                && !done.insert(key.to_string())
+            {
+                continue;
+            }
             let method = req
                 .get("method")
                 .and_then(RawJson::as_string)
