@@ -289,26 +289,46 @@ pub(crate) async fn follow(
         let (Some(backend), Some(server)) = (backend.upgrade(), server.upgrade()) else {
             return;
         };
-        match n.method.as_str() {
-            "notifications/tools/list_changed" => {
-                if let Err(e) = refresh_tools(&backend, &server).await {
-                    tracing::warn!(error = %e, "the backend's tools could not be listed again");
-                }
+        if !heard(&server, &n) {
+            continue;
+        }
+        // NB. Changes told while the tools are listed again are one change: the notices
+        // queued meanwhile are taken at once, and the tools listed once for all of them (a
+        // backend that floods list_changed costs one listing per catch-up, not one each).
+        loop {
+            if let Err(e) = refresh_tools(&backend, &server).await {
+                tracing::warn!(error = %e, "the backend's tools could not be listed again");
             }
-            "notifications/resources/updated" => {
-                let uri = n
-                    .params
-                    .as_deref()
-                    .and_then(|p| RawJson::parse(p).ok())
-                    .and_then(|p| p.get("uri"))
-                    .and_then(RawJson::as_string);
-                if let Some(uri) = uri {
-                    server.resource_updated(&uri);
-                }
+            let mut again = false;
+            while let Ok(n) = notices.try_recv() {
+                again |= heard(&server, &n);
             }
-            other => tracing::debug!(method = other, "a backend notification not forwarded"),
+            if !again {
+                break;
+            }
         }
     }
+}
+
+/// Acts on one backend notification: a resource's update is announced at the front; true
+/// for a change of the backend's tools (which the caller lists again).
+fn heard(server: &Server, n: &janus_client::Notice) -> bool {
+    match n.method.as_str() {
+        "notifications/tools/list_changed" => return true,
+        "notifications/resources/updated" => {
+            let uri = n
+                .params
+                .as_deref()
+                .and_then(|p| RawJson::parse(p).ok())
+                .and_then(|p| p.get("uri"))
+                .and_then(RawJson::as_string);
+            if let Some(uri) = uri {
+                server.resource_updated(&uri);
+            }
+        }
+        other => tracing::debug!(method = other, "a backend notification not forwarded"),
+    }
+    false
 }
 
 /// Lists the backend's tools again and makes them the front's.
