@@ -92,7 +92,11 @@ impl Client {
             .get("taskId")
             .and_then(RawJson::as_string)
             .ok_or_else(|| Error::Protocol("a task result without a taskId".into()))?;
-        let members = crate::members_of(&[("taskId", &id)]);
+        let members = {
+            let mut m = bytes::BytesMut::from(&br#""taskId":"#[..]);
+            janus_codec::encode::write_str(&mut m, &id);
+            String::from_utf8_lossy(&m).into_owned()
+        };
         let mut outstanding = Outstanding {
             inner: Arc::clone(&self.inner),
             members: members.clone(),
