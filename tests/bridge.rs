@@ -4,6 +4,7 @@
 use janus_client::{CallOptions, Client, Command, Error, Mode, Options, Transport};
 use janus_model::content::Block;
 use std::time::Duration;
+use support::copies::lines_of;
 
 mod support;
 
@@ -760,15 +761,6 @@ fn a_tool_the_backend_runs_only_as_a_task_is_a_task_at_the_front() {
     assert_eq!(done["status"], "completed", "{done}");
     let text = done["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("a.txt: action=accept"), "{text}");
-}
-
-/// The JSON lines of the file at `path` so far.
-fn lines_of(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// Waits (5 s at most) for a line of the file at `path` that `want` accepts.

@@ -1,10 +1,10 @@
 //! A backend that floods `janus bridge` with changes of its tools: the front stays up, and
 //! the bridge lists the backend's tools again once per catch-up, not once per notice.
 
-use janus_client::{CallOptions, Client, Command, Mode, Options, Transport};
+use janus_client::{CallOptions, Client, Mode, Options, Transport};
 use std::time::Duration;
 
-const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+mod support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_tool_changes_is_listed_again_a_few_times_not_once_each() {
@@ -12,20 +12,7 @@ async fn a_flood_of_tool_changes_is_listed_again_a_few_times_not_once_each() {
     let dir = std::env::temp_dir().join(format!("janus-bridge-flood-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let heard = dir.join("to-backend.jsonl");
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge",
-            "--mode",
-            "legacy",
-            "--",
-            "sh",
-            "-c",
-            r#"tee "$0" | "$1" serve --tools faults"#,
-            heard.to_str().unwrap(),
-            JANUS,
-        ],
-    );
+    let cmd = support::copies::bridge_copying("legacy", "faults", &heard);
     let opts = Options {
         mode: Mode::Modern,
         timeout: Duration::from_secs(20),

@@ -8,6 +8,9 @@ use janus_client::{
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use support::copies::{bridge_copying, lines_of};
+
+mod support;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
@@ -27,15 +30,6 @@ fn options(mode: Mode, tasks: bool) -> Options {
         cache: janus_client::AutoCache::default(),
         ..Options::default()
     }
-}
-
-/// The JSON lines of the file at `path` (the ones complete so far).
-fn lines_of(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
@@ -70,20 +64,7 @@ async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
     // NB. What the bridge sends its backend is copied to a file.
     let dir = scratch("bridge-modern-tasks");
     let heard = dir.join("to-backend.jsonl");
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge",
-            "--mode",
-            "modern",
-            "--",
-            "sh",
-            "-c",
-            r#"tee "$0" | "$1" serve --tools conformance"#,
-            heard.to_str().unwrap(),
-            JANUS,
-        ],
-    );
+    let cmd = bridge_copying("modern", "conformance", &heard);
     let c = Client::connect(Transport::Stdio(cmd), options(Mode::Legacy, false))
         .await
         .expect("the bridge serves");

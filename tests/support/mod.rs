@@ -10,6 +10,7 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod copies;
 pub(crate) mod web;
 
 use serde_json::Value;

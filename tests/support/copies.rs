@@ -1,0 +1,35 @@
+//! A bridge whose backend's input is copied to a file, and that file read back: what the
+//! bridge sent its backend, for the tests to check.
+
+use serde_json::Value;
+use std::path::Path;
+
+/// `janus bridge --mode MODE -- janus serve --tools TOOLS`, with every line the bridge sends
+/// its backend copied to `heard`.
+pub(crate) fn bridge_copying(mode: &str, tools: &str, heard: &Path) -> janus_client::Command {
+    let janus = super::janus_bin();
+    janus_client::Command::new(
+        janus,
+        [
+            "bridge",
+            "--mode",
+            mode,
+            "--",
+            "sh",
+            "-c",
+            r#"tee "$0" | "$1" serve --tools "$2""#,
+            heard.to_str().expect("a UTF-8 temporary path"),
+            janus,
+            tools,
+        ],
+    )
+}
+
+/// The JSON lines of the file at `path` (the ones complete so far).
+pub(crate) fn lines_of(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
