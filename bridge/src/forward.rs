@@ -3,7 +3,7 @@
 
 use crate::BridgeError;
 use crate::backend::{Backend, Pool};
-use crate::input::{Answer, Asked, BackendCall, Event, InFlight, Question};
+use crate::input::{Answer, Asked, BackendCall, Event, InFlight, Inbox, Question};
 use janus_client::{CallOptions, Cancel, Client, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
@@ -142,7 +142,7 @@ async fn prompts_and_resources(
             let work: MessagesFuture = forward_request(
                 &backend,
                 ctx,
-                move |client, _, _| {
+                move |client, _, _, _| {
                     Box::pin(async move {
                         let pairs: Vec<(&str, &str)> = pairs
                             .iter()
@@ -254,7 +254,7 @@ fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt
     forward_request(
         backend,
         ctx,
-        move |client, _, _| {
+        move |client, _, _, _| {
             Box::pin(async move { client.read_resource(&uri).await.map(Answer::Read) })
         },
         |a| match a {
@@ -403,7 +403,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
         forward_request(
             &self.backend,
             ctx,
-            move |client, progress, cancel| {
+            move |client, progress, cancel, inbox| {
                 if as_task && client.negotiated().version.is_handshake() {
                     return Box::pin(async move {
                         crate::task::call(client, &name, arguments.as_deref(), cancel)
@@ -415,11 +415,20 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 // declaring the tasks extension (and so from then on): the client waits for
                 // the task. Others are not, so that the backend runs them as calls (a
                 // task's progress would not reach the front).
+                // NB. A 2026-07-28 backend's input rounds name their request: this call's
+                // questions go straight to it (a handshake backend's, which name none, are
+                // routed by the connection's callbacks).
+                let callbacks = client
+                    .negotiated()
+                    .version
+                    .is_modern()
+                    .then(|| crate::input::answering_in(inbox));
                 let opts = move |tasks| CallOptions {
                     timeout: None,
                     progress: progress.clone(),
                     cancel: Some(cancel.clone()),
                     tasks,
+                    callbacks: callbacks.clone(),
                 };
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
@@ -458,7 +467,12 @@ fn mismatched() -> Halt {
 fn forward_request<T: Send + 'static>(
     pool: &Pool,
     ctx: &Ctx<'_>,
-    start: impl FnOnce(Arc<Client>, Option<mpsc::UnboundedSender<Progress>>, Cancel) -> BackendCall,
+    start: impl FnOnce(
+        Arc<Client>,
+        Option<mpsc::UnboundedSender<Progress>>,
+        Cancel,
+        &Arc<Inbox>,
+    ) -> BackendCall,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
     // NB. A retry that answers the backend's question resumes the call it parked; its
@@ -493,7 +507,7 @@ fn forward_request<T: Send + 'static>(
     let cancel = Cancel::new();
     let (asker, questions) = router.register();
     // NB. Polled by the front request's own job, not spawned: one task a call.
-    let call = start(client, progress, cancel.clone());
+    let call = start(client, progress, cancel.clone(), &questions);
     let flight = InFlight {
         call,
         questions,

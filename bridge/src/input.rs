@@ -72,6 +72,26 @@ impl Inbox {
         self.ready.notify_one();
     }
 
+    /// Puts the backend's question `method` (with `params`) to the call, and waits for the
+    /// answer the call's front request gets for it.
+    pub(crate) async fn ask(
+        &self,
+        method: &'static str,
+        params: String,
+    ) -> Result<String, Rejection> {
+        let (answer, answered) = oneshot::channel();
+        self.send(Event::Ask(Question {
+            method,
+            params,
+            answer,
+        }));
+        answered.await.unwrap_or_else(|_| {
+            Err(refused(
+                "the client did not answer in time (its requestState expired)",
+            ))
+        })
+    }
+
     /// The next event, at once when one waits.
     pub(crate) fn try_recv(&self) -> Option<Event> {
         lock(&self.events).pop_front()
@@ -199,21 +219,10 @@ impl Router {
                 }
             }
         };
-        let (answer, answered) = oneshot::channel();
-        let q = Question {
-            method,
-            params,
-            answer,
-        };
         match to {
-            Some(tx) => tx.send(Event::Ask(q)),
-            None => return Err(refused("the call that asked has ended")),
+            Some(inbox) => inbox.ask(method, params).await,
+            None => Err(refused("the call that asked has ended")),
         }
-        answered.await.unwrap_or_else(|_| {
-            Err(refused(
-                "the client did not answer in time (its requestState expired)",
-            ))
-        })
     }
 
     /// A log message of the backend's: to the one call in flight (a legacy backend's names
@@ -279,4 +288,20 @@ impl Router {
             a.1 = parked;
         }
     }
+}
+
+/// Callbacks that put a request's input to the one call whose `inbox` it is (a 2026-07-28
+/// backend's input rounds belong to the request they answer).
+pub(crate) fn answering_in(inbox: &Arc<Inbox>) -> janus_client::Callbacks {
+    let asking = |method: &'static str| {
+        let inbox = Arc::clone(inbox);
+        move |params: String| {
+            let inbox = Arc::clone(&inbox);
+            async move { inbox.ask(method, params).await }
+        }
+    };
+    janus_client::Callbacks::new()
+        .elicit(asking("elicitation/create"))
+        .sample(asking("sampling/createMessage"))
+        .roots(asking("roots/list"))
 }

@@ -143,6 +143,10 @@ pub struct CallOptions {
     /// Declares the 2026-07-28 tasks extension on this request (as [`Options::tasks`] does
     /// on every one): the server may answer it with a task, which the call waits for.
     pub tasks: bool,
+    /// Answers this request's 2026-07-28 input (its `input_required` rounds, its task's
+    /// `inputRequests`) instead of the connection's callbacks. A handshake server's requests
+    /// for input name no request: they are the connection's callbacks' to answer.
+    pub callbacks: Option<Callbacks>,
 }
 
 /// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
@@ -760,6 +764,7 @@ impl Client {
             progress: o.progress.clone(),
             cancel: o.cancel.clone(),
             tasks: o.tasks,
+            callbacks: o.callbacks.clone(),
         });
         let sent = envelope.unwrap_or_else(|| lock(&self.inner.core).version());
         let first = self

@@ -3,6 +3,7 @@
 
 use super::{CallOptions, Client, Reply, Want};
 use crate::error::Error;
+use crate::input::Callbacks;
 use crate::result::ResultType;
 use bytes::{BufMut, BytesMut};
 use janus_codec::{RawJson, encode};
@@ -24,7 +25,9 @@ impl Client {
             progress,
             cancel,
             tasks,
+            callbacks,
         } = opts;
+        let answerer = callbacks.as_ref().unwrap_or(&self.inner.callbacks);
         let timeout = timeout.unwrap_or(self.timeout);
         let mut retry = String::new();
         for _ in 0..=self.max_rounds {
@@ -45,14 +48,15 @@ impl Client {
                 progress: progress.clone(),
                 cancel: cancel.clone(),
                 tasks,
+                callbacks: None,
             };
             let reply = self
                 .raw_request(method, pieces, None, timeout, Some(o), want)
                 .await?;
             match reply.kind.check()? {
                 ResultType::Complete => return Ok(reply),
-                ResultType::Task => return self.await_task(&reply, cancel).await,
-                _ => retry = self.answer_inputs(reply.result(), None).await?,
+                ResultType::Task => return self.await_task(&reply, cancel, answerer).await,
+                _ => retry = self.answer_inputs(reply.result(), None, answerer).await?,
             }
         }
         Err(Error::Protocol(format!(
@@ -61,13 +65,14 @@ impl Client {
         )))
     }
 
-    /// The callbacks' answers to an `input_required` result, as the retry's members. With
+    /// The answers of `callbacks` to an `input_required` result, as the retry's members. With
     /// `answered`, the keys in it are left out and the ones answered now added (a task asks
     /// what is outstanding until the answers reach it).
     pub(super) async fn answer_inputs(
         &self,
         r: RawJson<'_>,
         mut answered: Option<&mut std::collections::HashSet<String>>,
+        callbacks: &Callbacks,
     ) -> Result<String, Error> {
         let [asked, state] = r.get_many(["inputRequests", "requestState"]);
         let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
@@ -89,17 +94,12 @@ impl Client {
             let params = req
                 .get("params")
                 .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
-            let answer = self
-                .inner
-                .callbacks
-                .answer(&method, params)
-                .await
-                .map_err(|rej| {
-                    Error::Protocol(format!(
-                        "the client could not answer {method} ({key}): {}",
-                        rej.message
-                    ))
-                })?;
+            let answer = callbacks.answer(&method, params).await.map_err(|rej| {
+                Error::Protocol(format!(
+                    "the client could not answer {method} ({key}): {}",
+                    rej.message
+                ))
+            })?;
             if !RawJson::parse(&answer).is_ok_and(|a| a.is_object()) {
                 return Err(Error::Protocol(format!(
                     "the callback for {method} answered something that is not a JSON object"

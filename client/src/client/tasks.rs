@@ -1,7 +1,7 @@
 //! Tasks of the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`), for a client
 //! that declares it ([`crate::Options::tasks`]): a request the server answers with a task
 //! is waited for by polling `tasks/get`, at the pace the task asks; the task's requests for
-//! input are answered by the callbacks with `tasks/update`; its end is the request's answer.
+//! input are answered by the request's callbacks with `tasks/update`; its end is the request's answer.
 //! A wait cancelled or dropped cancels the task with `tasks/cancel` (never with
 //! `notifications/cancelled`, which the extension forbids for tasks).
 
@@ -86,6 +86,7 @@ impl Client {
         &self,
         made: &Reply,
         cancel: Option<Cancel>,
+        callbacks: &crate::input::Callbacks,
     ) -> Result<Reply, Error> {
         let created = made.result();
         let id = created
@@ -131,7 +132,9 @@ impl Client {
                 Some("working") => {}
                 Some("input_required") => {
                     let before = answered.len();
-                    let answers = self.answer_inputs(task, Some(&mut answered)).await?;
+                    let answers = self
+                        .answer_inputs(task, Some(&mut answered), callbacks)
+                        .await?;
                     if answered.len() > before {
                         let update = [members.as_str(), ",", answers.as_str()];
                         self.raw_request(

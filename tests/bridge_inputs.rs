@@ -1,0 +1,67 @@
+//! Input a 2026-07-28 backend asks during several calls at once, through `janus bridge`: each
+//! question reaches the front request it belongs to, and each answer the call that asked.
+
+use janus_client::{CallOptions, Callbacks, Client, Mode, Options, Transport};
+use std::time::Duration;
+
+const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+
+/// Answers an elicitation with its own message as the username, after a pause (so that the
+/// calls' questions are all out at once).
+fn echoing() -> Callbacks {
+    Callbacks::new().elicit(|params| async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let p: serde_json::Value = serde_json::from_str(&params).unwrap();
+        let content = serde_json::json!({"username": p["message"], "email": "a@b.c"});
+        Ok(serde_json::json!({"action": "accept", "content": content}).to_string())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_backend_s_questions_during_calls_in_flight_go_to_their_own_calls() {
+    for front in [Mode::Modern, Mode::Legacy] {
+        let cmd = janus_client::Command::new(
+            JANUS,
+            [
+                "bridge",
+                "--mode",
+                "modern",
+                "--",
+                JANUS,
+                "serve",
+                "--tools",
+                "conformance",
+            ],
+        );
+        let opts = Options {
+            mode: front,
+            callbacks: echoing(),
+            timeout: Duration::from_secs(20),
+            cache: janus_client::AutoCache::default(),
+            ..Options::default()
+        };
+        let c = std::sync::Arc::new(Client::connect(Transport::Stdio(cmd), opts).await.unwrap());
+        // All in flight at once, each asked its own question.
+        let mut calls = tokio::task::JoinSet::new();
+        for i in 0..8 {
+            let c = std::sync::Arc::clone(&c);
+            calls.spawn(async move {
+                let args = format!(r#"{{"message":"who-{i}?"}}"#);
+                let r = c
+                    .call_tool("test_elicitation", Some(&args), CallOptions::default())
+                    .await
+                    .unwrap_or_else(|e| panic!("{front:?} front, call {i}: {e}"));
+                assert!(
+                    r.text().contains(&format!("who-{i}?")),
+                    "{front:?} front, call {i}: {}",
+                    r.text()
+                );
+            });
+        }
+        while let Some(done) = calls.join_next().await {
+            done.unwrap();
+        }
+        let c = std::sync::Arc::into_inner(c).expect("the calls are done");
+        c.close(Duration::from_secs(2)).await;
+    }
+}
