@@ -1,18 +1,20 @@
-//! Input a 2026-07-28 backend asks during several calls at once, through `janus bridge`: each
-//! question reaches the front request it belongs to, and each answer the call that asked.
+//! Input a 2026-07-28 backend asks during several requests at once (`tools/call`,
+//! `prompts/get`), through `janus bridge`: each question reaches the front request it belongs
+//! to, and each answer the request that asked.
 
 use janus_client::{CallOptions, Callbacks, Client, Mode, Options, Transport};
 use std::time::Duration;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
-/// Answers an elicitation with its own message as the username, after a pause (so that the
-/// calls' questions are all out at once).
+/// Answers an elicitation with its own message as the username (and "tea" as the context a
+/// prompt asks), after a pause (so that the calls' questions are all out at once).
 fn echoing() -> Callbacks {
     Callbacks::new().elicit(|params| async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         let p: serde_json::Value = serde_json::from_str(&params).unwrap();
-        let content = serde_json::json!({"username": p["message"], "email": "a@b.c"});
+        let content =
+            serde_json::json!({"username": p["message"], "email": "a@b.c", "context": "tea"});
         Ok(serde_json::json!({"action": "accept", "content": content}).to_string())
     })
 }
@@ -56,6 +58,18 @@ async fn a_modern_backend_s_questions_during_calls_in_flight_go_to_their_own_cal
                     "{front:?} front, call {i}: {}",
                     r.text()
                 );
+            });
+        }
+        // ... and prompts/get, whose input goes the same way.
+        for i in 0..4 {
+            let c = std::sync::Arc::clone(&c);
+            calls.spawn(async move {
+                let p = c
+                    .get_prompt("test_input_required_result_prompt", &[])
+                    .await
+                    .unwrap_or_else(|e| panic!("{front:?} front, prompt {i}: {e}"));
+                let text = format!("{:?}", p.messages);
+                assert!(text.contains("context in mind: tea"), "{front:?}: {text}");
             });
         }
         while let Some(done) = calls.join_next().await {

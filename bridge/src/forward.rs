@@ -142,13 +142,17 @@ async fn prompts_and_resources(
             let work: MessagesFuture = forward_request(
                 &backend,
                 ctx,
-                move |client, _, _, _| {
+                move |client, _, cancel, inbox| {
+                    let opts = call_options(&client, None, cancel, inbox);
                     Box::pin(async move {
                         let pairs: Vec<(&str, &str)> = pairs
                             .iter()
                             .map(|(k, v)| (k.as_str(), v.as_str()))
                             .collect();
-                        client.get_prompt(&name, &pairs).await.map(Answer::Prompt)
+                        client
+                            .get_prompt_with(&name, &pairs, opts)
+                            .await
+                            .map(Answer::Prompt)
                     })
                 },
                 |a| match a {
@@ -254,8 +258,14 @@ fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt
     forward_request(
         backend,
         ctx,
-        move |client, _, _, _| {
-            Box::pin(async move { client.read_resource(&uri).await.map(Answer::Read) })
+        move |client, _, cancel, inbox| {
+            let opts = call_options(&client, None, cancel, inbox);
+            Box::pin(async move {
+                client
+                    .read_resource_with(&uri, opts)
+                    .await
+                    .map(Answer::Read)
+            })
         },
         |a| match a {
             Answer::Read(items) => Ok(Contents { items }),
@@ -415,20 +425,13 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 // declaring the tasks extension (and so from then on): the client waits for
                 // the task. Others are not, so that the backend runs them as calls (a
                 // task's progress would not reach the front).
-                // NB. A 2026-07-28 backend's input rounds name their request: this call's
-                // questions go straight to it (a handshake backend's, which name none, are
-                // routed by the connection's callbacks).
-                let callbacks = client
-                    .negotiated()
-                    .version
-                    .is_modern()
-                    .then(|| crate::input::answering_in(inbox));
+                let base = call_options(&client, progress, cancel, inbox);
                 let opts = move |tasks| CallOptions {
                     timeout: None,
-                    progress: progress.clone(),
-                    cancel: Some(cancel.clone()),
+                    progress: base.progress.clone(),
+                    cancel: base.cancel.clone(),
                     tasks,
-                    callbacks: callbacks.clone(),
+                    callbacks: base.callbacks.clone(),
                 };
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
@@ -453,6 +456,29 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 _ => Err(mismatched()),
             },
         )
+    }
+}
+
+/// The options of a request forwarded on `client`: where its progress goes, its cancel,
+/// and, to a 2026-07-28 backend, callbacks that put its input to its own call (its
+/// `input_required` names the request it answers; a handshake backend's requests for input
+/// name none, and are routed by the connection's callbacks).
+fn call_options(
+    client: &Client,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    cancel: Cancel,
+    inbox: &Arc<Inbox>,
+) -> CallOptions {
+    CallOptions {
+        timeout: None,
+        progress,
+        cancel: Some(cancel),
+        tasks: false,
+        callbacks: client
+            .negotiated()
+            .version
+            .is_modern()
+            .then(|| crate::input::answering_in(inbox)),
     }
 }
 

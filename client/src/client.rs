@@ -928,8 +928,9 @@ impl Client {
         &self,
         method: &str,
         members: &str,
+        opts: CallOptions,
     ) -> Result<Reply, Error> {
-        self.request_with_input(method, &[members], CallOptions::default(), Want::Raw)
+        self.request_with_input(method, &[members], opts, Want::Raw)
             .await
     }
 

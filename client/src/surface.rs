@@ -1,7 +1,7 @@
 //! Resources, prompts and completions, read into the model's shapes ([`janus_model`])
 //! whatever the revision.
 
-use crate::client::Client;
+use crate::client::{CallOptions, Client};
 use crate::error::Error;
 use bytes::BytesMut;
 use janus_codec::encode;
@@ -87,8 +87,22 @@ impl Client {
     /// As [`Client::request`] (a URI the server does not hold is its rejection: `-32002`
     /// from a legacy server, `-32602` from 2026-07-28).
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, Error> {
+        self.read_resource_with(uri, CallOptions::default()).await
+    }
+
+    /// As [`Client::read_resource`], with the request's options (its timeout, its cancel,
+    /// the callbacks that answer its input).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::read_resource`].
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        opts: CallOptions,
+    ) -> Result<Vec<ResourceContents>, Error> {
         let reply = self
-            .complete_request("resources/read", &members_of(&[("uri", uri)]))
+            .complete_request("resources/read", &members_of(&[("uri", uri)]), opts)
             .await?;
         let r = reply.result();
         if !r.get("contents").is_some_and(|c| c.is_array()) {
@@ -124,13 +138,29 @@ impl Client {
         name: &str,
         arguments: &[(&str, &str)],
     ) -> Result<PromptMessages, Error> {
+        self.get_prompt_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// As [`Client::get_prompt`], with the request's options (its timeout, its cancel, the
+    /// callbacks that answer its input).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`].
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: &[(&str, &str)],
+        opts: CallOptions,
+    ) -> Result<PromptMessages, Error> {
         let mut m = members_of(&[("name", name)]);
         if !arguments.is_empty() {
             m.push_str(r#","arguments":{"#);
             m.push_str(&members_of(arguments));
             m.push('}');
         }
-        let reply = self.complete_request("prompts/get", &m).await?;
+        let reply = self.complete_request("prompts/get", &m, opts).await?;
         PromptMessages::read(reply.result()).map_err(Error::Protocol)
     }
 
@@ -165,7 +195,9 @@ impl Client {
                 members_of(context)
             ));
         }
-        let reply = self.complete_request("completion/complete", &m).await?;
+        let reply = self
+            .complete_request("completion/complete", &m, CallOptions::default())
+            .await?;
         let values = reply
             .result()
             .get("completion")
