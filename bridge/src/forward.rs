@@ -427,11 +427,8 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 // task's progress would not reach the front).
                 let base = call_options(&client, progress, cancel, inbox);
                 let opts = move |tasks| CallOptions {
-                    timeout: None,
-                    progress: base.progress.clone(),
-                    cancel: base.cancel.clone(),
                     tasks,
-                    callbacks: base.callbacks.clone(),
+                    ..base.clone()
                 };
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;

@@ -132,7 +132,7 @@ pub struct Progress {
 }
 
 /// What one request asks beyond its params.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct CallOptions {
     /// Its timeout (the client's default when `None`); on expiry it is cancelled on the wire.
     pub timeout: Option<Duration>,
@@ -759,13 +759,7 @@ impl Client {
         opts: Option<CallOptions>,
         want: Want,
     ) -> Result<Reply, Error> {
-        let again = opts.as_ref().map(|o| CallOptions {
-            timeout: o.timeout,
-            progress: o.progress.clone(),
-            cancel: o.cancel.clone(),
-            tasks: o.tasks,
-            callbacks: o.callbacks.clone(),
-        });
+        let again = opts.clone();
         let sent = envelope.unwrap_or_else(|| lock(&self.inner.core).version());
         let first = self
             .send(method, members, envelope, timeout, opts, want)

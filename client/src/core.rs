@@ -11,6 +11,24 @@ use janus_codec::{Id, Message, MessageKind, ProtocolVersion, RawJson};
 /// The `extensions` member that declares the 2026-07-28 tasks extension.
 pub(crate) const TASKS_EXTENSION: &str = r#"{"io.modelcontextprotocol/tasks":{}}"#;
 
+/// The members of a params object (without its braces) whose values are these strings,
+/// each key and value written as a JSON string: what [`Client::request`] takes.
+///
+/// [`Client::request`]: crate::Client::request
+#[must_use]
+pub fn members_of(pairs: &[(&str, &str)]) -> String {
+    let mut m = BytesMut::new();
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            m.extend_from_slice(b",");
+        }
+        encode::write_str(&mut m, k);
+        m.extend_from_slice(b":");
+        encode::write_str(&mut m, v);
+    }
+    String::from_utf8_lossy(&m).into_owned()
+}
+
 /// Who the client is and what it can do, as it tells every server.
 #[derive(Debug, Clone)]
 pub struct Identity {

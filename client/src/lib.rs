@@ -58,13 +58,12 @@ pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
     Negotiated, Notice, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
 };
-pub use core::Identity;
+pub use core::{Identity, members_of};
 pub use error::{Error, Rejection};
 pub use input::{Answer, Callbacks};
 pub use json::{canonical, compact};
 pub use result::{CallResult, Content};
 pub use spec::{Annotations, SafetyClass, TaskSupport, ToolSpec};
-pub use surface::members_of;
 pub use surface::{
     CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
     ResourceTemplate,

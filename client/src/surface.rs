@@ -2,9 +2,8 @@
 //! whatever the revision.
 
 use crate::client::{CallOptions, Client};
+use crate::core::members_of;
 use crate::error::Error;
-use bytes::BytesMut;
-use janus_codec::encode;
 use janus_model::resource::Contents;
 
 /// One argument of a prompt: the model's.
@@ -27,24 +26,6 @@ pub enum CompletionRef<'a> {
     Prompt(&'a str),
     /// A resource template, by its URI template.
     Template(&'a str),
-}
-
-/// The members of a params object (without its braces) whose values are these strings,
-/// each key and value written as a JSON string: what [`Client::request`] takes.
-///
-/// [`Client::request`]: crate::Client::request
-#[must_use]
-pub fn members_of(pairs: &[(&str, &str)]) -> String {
-    let mut m = BytesMut::new();
-    for (i, (k, v)) in pairs.iter().enumerate() {
-        if i > 0 {
-            m.extend_from_slice(b",");
-        }
-        encode::write_str(&mut m, k);
-        m.extend_from_slice(b":");
-        encode::write_str(&mut m, v);
-    }
-    String::from_utf8_lossy(&m).into_owned()
 }
 
 impl Client {

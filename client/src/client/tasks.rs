@@ -1,9 +1,9 @@
 //! Tasks of the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`), for a client
 //! that declares it ([`crate::Options::tasks`]): a request the server answers with a task
 //! is waited for by polling `tasks/get`, at the pace the task asks; the task's requests for
-//! input are answered by the request's callbacks with `tasks/update`; its end is the request's answer.
-//! A wait cancelled or dropped cancels the task with `tasks/cancel` (never with
-//! `notifications/cancelled`, which the extension forbids for tasks).
+//! input are answered by the request's callbacks with `tasks/update`; its end is the
+//! request's answer. A wait cancelled or dropped cancels the task with `tasks/cancel` (never
+//! with `notifications/cancelled`, which the extension forbids for tasks).
 
 use super::{Cancel, Client, Inner, Reply, lock};
 use crate::core::rejection_of;
@@ -93,16 +93,12 @@ impl Client {
             .get("taskId")
             .and_then(RawJson::as_string)
             .ok_or_else(|| Error::Protocol("a task result without a taskId".into()))?;
-        let members = {
-            let mut m = bytes::BytesMut::from(&br#""taskId":"#[..]);
-            janus_codec::encode::write_str(&mut m, &id);
-            String::from_utf8_lossy(&m).into_owned()
-        };
         let mut outstanding = Outstanding {
             inner: Arc::clone(&self.inner),
-            members: members.clone(),
+            members: crate::core::members_of(&[("taskId", &id)]),
             armed: true,
         };
+        let members = outstanding.members.clone();
         let mut pause = pause_of(created);
         let mut answered = HashSet::new();
         loop {
