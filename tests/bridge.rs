@@ -1011,3 +1011,37 @@ fn a_legacy_backend_s_questions_asked_at_once_are_one_round() {
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "Hello Ada!", "{done}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_s_meta_and_structured_content_cross_the_bridge_in_every_direction() {
+    // NB. The backend's tool gives a `_meta` of its own with a stamp's key in it: the members
+    // reach the front's client, and the stamp is the one that answered it (the bridge's, in
+    // the backend's name).
+    let want_meta = r#"{"example.com/n":[1,2],"example.com/trace":"t-42"}"#;
+    for (front, back) in [
+        (Mode::Modern, "legacy"),
+        (Mode::Legacy, "modern"),
+        (Mode::Modern, "modern"),
+        (Mode::Legacy, "legacy"),
+    ] {
+        let c = through_bridge_to(front, back, "faults").await;
+        let r = c
+            .call_tool("meta", None, CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{front:?} front, {back} backend: {e}"));
+        assert_eq!(r.text(), "with meta");
+        let meta: serde_json::Value =
+            serde_json::from_str(r.meta.as_deref().expect("a _meta")).unwrap();
+        assert_eq!(
+            meta,
+            serde_json::from_str::<serde_json::Value>(want_meta).unwrap(),
+            "{front:?} front, {back} backend"
+        );
+        assert_eq!(
+            r.structured.as_deref(),
+            Some(r#"{"n":2,"ok":true}"#),
+            "{front:?} front, {back} backend"
+        );
+        c.close(Duration::from_secs(2)).await;
+    }
+}

@@ -445,10 +445,14 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 })
             },
             |a| match a {
+                // NB. The client read the backend's result from a checked frame and wrote its
+                // JSON members again with the codec: taken as they are, without a second
+                // parse.
                 Answer::Call(r) => Ok(ToolResult {
                     content: r.content,
-                    structured: r.structured.and_then(|s| Json::parse(s).ok()),
+                    structured: r.structured.map(|s| Json::from_written(s.as_bytes())),
                     is_error: r.is_error,
+                    meta: r.meta.map(|m| Json::from_written(m.as_bytes())),
                 }),
                 _ => Err(mismatched()),
             },

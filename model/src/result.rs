@@ -6,6 +6,7 @@
 use crate::content::Content;
 use crate::json::Json;
 use janus_codec::RawJson;
+use janus_codec::era::SERVER_INFO_KEY;
 
 /// A tool call's result: what an asynchronous handler returns, what a client reads from
 /// `tools/call`.
@@ -17,6 +18,10 @@ pub struct ToolResult {
     pub structured: Option<Json>,
     /// True for a failure the model should see.
     pub is_error: bool,
+    /// The result's `_meta` (an object), as the tool gives it. A 2026-07-28 server's stamp
+    /// (`io.modelcontextprotocol/serverInfo`) is the answer's: it is not in here, and is
+    /// left out when a result is read.
+    pub meta: Option<Json>,
 }
 
 impl ToolResult {
@@ -34,8 +39,8 @@ impl ToolResult {
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             content: vec![Content::text(message)],
-            structured: None,
             is_error: true,
+            ..Self::default()
         }
     }
 
@@ -52,11 +57,19 @@ impl ToolResult {
         self.structured = Some(json);
         self
     }
+
+    /// Sets the result's `_meta` (written only when it is an object).
+    #[must_use]
+    pub fn with_meta(mut self, meta: Json) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 impl ToolResult {
     /// Reads a `tools/call` result of any revision: its blocks ([`Content::read`]), its
-    /// `structuredContent` (kept as sent) and `isError` (`false` when absent).
+    /// `structuredContent` (kept as sent), `isError` (`false` when absent) and `_meta` (kept
+    /// as sent, but for a server's stamp, which is left out).
     ///
     /// # Errors
     ///
@@ -65,13 +78,16 @@ impl ToolResult {
         if !result.is_object() {
             return Err("a result that is not an object".into());
         }
-        let [content, structured, is_error] =
-            result.get_many(["content", "structuredContent", "isError"]);
-        Self::from_members(content, structured, is_error)
+        let [content, structured, is_error, meta] =
+            result.get_many(["content", "structuredContent", "isError", "_meta"]);
+        let mut r = Self::from_members(content, structured, is_error)?;
+        r.meta = meta.and_then(meta_without_stamp);
+        Ok(r)
     }
 
     /// [`ToolResult::read`] from the result's `content`, `structuredContent` and `isError`
-    /// members, for a reader that walked the result's members for more than these.
+    /// members, for a reader that walked the result's members for more than these (and
+    /// reads `_meta` its own way: it is left `None`).
     ///
     /// # Errors
     ///
@@ -90,6 +106,36 @@ impl ToolResult {
             content,
             structured: structured.filter(|s| !s.is_null()).map(Json::from_raw),
             is_error: is_error.is_some_and(|e| e.as_str() == "true"),
+            meta: None,
         })
     }
+}
+
+/// A result's `_meta` without a server's stamp: as sent when it has none, rebuilt without
+/// it when it has; `None` when it is no object or nothing is left.
+#[must_use]
+pub fn meta_without_stamp(meta: RawJson<'_>) -> Option<Json> {
+    if !meta.is_object() {
+        return None;
+    }
+    if !meta.as_str().contains(SERVER_INFO_KEY) {
+        let text = meta.as_str();
+        let empty = text[1..text.len() - 1].trim().is_empty();
+        return (!empty).then(|| Json::from_raw(meta));
+    }
+    let mut out = bytes::BytesMut::new();
+    for (k, v) in meta.members() {
+        if k == SERVER_INFO_KEY {
+            continue;
+        }
+        out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
+        janus_codec::encode::write_str(&mut out, &k);
+        out.extend_from_slice(b":");
+        out.extend_from_slice(v.as_str().as_bytes());
+    }
+    if out.is_empty() {
+        return None;
+    }
+    out.extend_from_slice(b"}");
+    Some(Json::from_written(&out))
 }

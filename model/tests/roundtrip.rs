@@ -141,6 +141,30 @@ fn a_result_is_read_with_its_blocks_and_entries_that_are_no_tool_are_refused() {
     assert_eq!(r.content[0].as_text(), Some("a"));
     assert_eq!(r.structured, Some(Json::parse(r#"{"n": 1}"#).unwrap()));
     assert!(r.is_error);
+    assert_eq!(r.meta, None);
+    // NB. `_meta` is kept as sent, but for a server's stamp, which is the answer's.
+    let stamped = |meta: &str| {
+        let text = format!(r#"{{"content":[],"_meta":{meta}}}"#);
+        ToolResult::read(RawJson::parse(&text).unwrap())
+            .unwrap()
+            .meta
+    };
+    assert_eq!(
+        stamped(r#"{"a": [1], "b":"x"}"#),
+        Some(Json::parse(r#"{"a": [1], "b":"x"}"#).unwrap())
+    );
+    assert_eq!(
+        stamped(r#"{"a":1,"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"b":2}"#),
+        Some(Json::parse(r#"{"a":1,"b":2}"#).unwrap())
+    );
+    for none in [
+        "{}",
+        "{ }",
+        "[]",
+        r#"{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}"#,
+    ] {
+        assert_eq!(stamped(none), None, "{none}");
+    }
     for bad in ["[]", r#"{"content":{}}"#] {
         assert!(
             ToolResult::read(RawJson::parse(bad).unwrap()).is_err(),

@@ -336,6 +336,9 @@ fn outcome_fields(outcome: Option<&Outcome>) -> Vec<(&'static str, String)> {
             if let Some(s) = &stored.structured {
                 f.push(("os", s.as_str().to_owned()));
             }
+            if let Some(m) = &stored.meta {
+                f.push(("om", m.as_str().to_owned()));
+            }
             f
         }
         Some(Outcome::Error(e)) => {
@@ -413,6 +416,7 @@ fn task_of(id: &str, fields: &HashMap<String, Vec<u8>>) -> Option<Task> {
             content: text("oc").unwrap_or_default(),
             structured: json("os"),
             is_error: text("oe").as_deref() == Some("1"),
+            meta: json("om"),
         })),
         Some("e") => Some(Outcome::Error(RpcError {
             code: text("ec").and_then(|c| c.parse().ok()).unwrap_or(-32603),

@@ -111,6 +111,7 @@ async fn a_task_made_on_one_replica_is_read_moved_and_ended_on_another() {
         content: r#"{"type":"text","text":"done"}"#.into(),
         structured: Some(janus_server_core::Json::parse(r#"{"n":1}"#).unwrap()),
         is_error: false,
+        meta: Some(janus_server_core::Json::parse(r#"{"example.com/trace":"t1"}"#).unwrap()),
     });
     let error = Outcome::Error(
         RpcError::new(-32000, "lost").with_data(janus_server_core::Json::parse("[1]").unwrap()),

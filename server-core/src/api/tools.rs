@@ -109,6 +109,7 @@ pub struct Output<'a> {
     blocks: usize,
     structured: Option<Json>,
     is_error: bool,
+    meta: Option<Json>,
 }
 
 impl<'a> Output<'a> {
@@ -119,6 +120,7 @@ impl<'a> Output<'a> {
             blocks: 0,
             structured: None,
             is_error: false,
+            meta: None,
         }
     }
 
@@ -167,6 +169,13 @@ impl<'a> Output<'a> {
         self
     }
 
+    /// Sets the result's `_meta` (an object; anything else is left out). A 2026-07-28
+    /// answer's stamp joins it.
+    pub fn meta(&mut self, json: Json) -> &mut Self {
+        self.meta = Some(json);
+        self
+    }
+
     /// Marks the result as a failure the model should see (`isError: true`) and adds `message`
     /// as a text block.
     pub fn fail(&mut self, message: &str) -> &mut Self {
@@ -183,12 +192,16 @@ impl<'a> Output<'a> {
             self.structured = Some(s.clone());
         }
         self.is_error |= r.is_error;
+        if let Some(m) = &r.meta {
+            self.meta = Some(m.clone());
+        }
         self
     }
 
-    /// Ends the block list; returns `structuredContent` and whether it is an error.
-    pub(crate) fn finish(self) -> (Option<Json>, bool) {
-        (self.structured, self.is_error)
+    /// Ends the block list; returns `structuredContent`, whether it is an error, and
+    /// `_meta`.
+    pub(crate) fn finish(self) -> (Option<Json>, bool, Option<Json>) {
+        (self.structured, self.is_error, self.meta)
     }
 }
 

@@ -50,32 +50,83 @@ pub(crate) fn begin_tool_result(out: &mut BytesMut) {
     out.extend_from_slice(br#"{"content":["#);
 }
 
+/// What ends a tool result after its blocks ([`end_tool_result`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ResultTail<'a> {
+    /// `structuredContent` (written for 2025-06-18 and later).
+    pub(crate) structured: Option<&'a str>,
+    pub(crate) is_error: bool,
+    /// The tool's `_meta` (an object; anything else is left out).
+    pub(crate) meta: Option<&'a str>,
+    /// The task a `tasks/result` answer is related to (the 2025-11-25 tasks).
+    pub(crate) related_task: Option<&'a str>,
+}
+
+/// The members of a `_meta` object, without its braces; `None` for an empty one or a value
+/// that is no object.
+fn meta_members(meta: &str) -> Option<&str> {
+    let inner = meta.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    (!inner.is_empty()).then_some(inner)
+}
+
 /// Ends a tool result begun with [`begin_tool_result`]: `]`, `structuredContent` (2025-06-18
-/// and later), `isError`, a `_meta` naming a related task (`tasks/result`), and the modern
-/// stamp.
+/// and later), `isError`, `_meta` (the tool's, a related task, and the modern stamp in one
+/// object), and the rest of the modern stamp.
 #[inline]
 pub(crate) fn end_tool_result(
     out: &mut BytesMut,
     server: &Server,
     shape: Shape,
-    structured: Option<&str>,
-    is_error: bool,
-    related_task: Option<&str>,
+    t: &ResultTail<'_>,
 ) {
     out.put_u8(b']');
-    if let Some(s) = structured.filter(|_| shape.structured()) {
+    if let Some(s) = t.structured.filter(|_| shape.structured()) {
         out.extend_from_slice(br#","structuredContent":"#);
         encode::write_raw(out, s);
     }
-    if is_error {
+    if t.is_error {
         out.extend_from_slice(br#","isError":true"#);
     }
-    if let Some(task) = related_task {
-        out.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"#);
+    // NB. A stamp the tool gave in its own `_meta` would be the key twice: the answer's
+    // stands (the model reads results without it).
+    let cleaned;
+    let own = match t.meta.and_then(meta_members) {
+        Some(m) if m.contains(janus_codec::era::SERVER_INFO_KEY) => {
+            cleaned = t
+                .meta
+                .and_then(|j| janus_codec::RawJson::parse(j).ok())
+                .and_then(janus_model::result::meta_without_stamp);
+            cleaned.as_ref().and_then(|j| meta_members(j.as_str()))
+        }
+        other => other,
+    };
+    if own.is_none() && t.related_task.is_none() {
+        end_result(out, server, shape, ResultType::Complete);
+        return;
+    }
+    out.extend_from_slice(br#","_meta":{"#);
+    if let Some(m) = own {
+        out.extend_from_slice(m.as_bytes());
+    }
+    if let Some(task) = t.related_task {
+        if own.is_some() {
+            out.put_u8(b',');
+        }
+        out.extend_from_slice(br#""io.modelcontextprotocol/related-task":{"taskId":"#);
         encode::write_str(out, task);
+        out.put_u8(b'}');
+    }
+    if shape.modern() {
+        out.put_u8(b',');
+        encode::write_str(out, janus_codec::era::SERVER_INFO_KEY);
+        out.put_u8(b':');
+        out.extend_from_slice(server.info_json.as_bytes());
+        out.extend_from_slice(br#"},"resultType":""#);
+        out.extend_from_slice(ResultType::Complete.as_str().as_bytes());
+        out.extend_from_slice(b"\"}");
+    } else {
         out.extend_from_slice(b"}}");
     }
-    end_result(out, server, shape, ResultType::Complete);
 }
 
 /// Writes a stored tool result as a whole object.
@@ -88,14 +139,13 @@ pub(crate) fn write_stored(
 ) {
     begin_tool_result(out);
     out.extend_from_slice(r.content.as_bytes());
-    end_tool_result(
-        out,
-        server,
-        shape,
-        r.structured.as_ref().map(|s| s.as_str()),
-        r.is_error,
+    let tail = ResultTail {
+        structured: r.structured.as_ref().map(|s| s.as_str()),
+        is_error: r.is_error,
+        meta: r.meta.as_ref().map(|m| m.as_str()),
         related_task,
-    );
+    };
+    end_tool_result(out, server, shape, &tail);
 }
 /// A `tools/list` result for one page: its tools (already encoded for `shape`, joined with
 /// commas), the next cursor, and the modern cache hints and stamp.

@@ -751,6 +751,7 @@ fn stored(shape: Shape, r: &ToolResult) -> Stored {
         content: String::from_utf8_lossy(&content).into_owned(),
         structured: r.structured.clone(),
         is_error: r.is_error,
+        meta: r.meta.clone(),
     }
 }
 

@@ -75,6 +75,8 @@ pub struct Stored {
     pub structured: Option<Json>,
     /// Whether the tool reported a failure (`isError: true`).
     pub is_error: bool,
+    /// The result's `_meta`, as the tool gave it.
+    pub meta: Option<Json>,
 }
 
 /// How a task's work ended.

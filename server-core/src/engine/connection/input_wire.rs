@@ -636,6 +636,10 @@ fn write_tool_error(out: &mut BytesMut, conn: &Connection, id: Id<'_>, shape: Sh
     encode::begin_result(out, id);
     answers::begin_tool_result(out);
     shape::write_block(out, shape, &Content::text(text), true);
-    answers::end_tool_result(out, &conn.server, shape, None, true, None);
+    let end = answers::ResultTail {
+        is_error: true,
+        ..answers::ResultTail::default()
+    };
+    answers::end_tool_result(out, &conn.server, shape, &end);
     encode::end_message(out);
 }

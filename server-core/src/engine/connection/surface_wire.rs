@@ -619,7 +619,7 @@ fn later<T: Send + 'static>(
         Ok(crate::api::tools::ToolResult {
             content: Vec::new(),
             structured: Some(janus_model::json::Json::from_written(&body)),
-            is_error: false,
+            ..crate::api::tools::ToolResult::default()
         })
     })
 }

@@ -14,6 +14,7 @@ use crate::engine::tasks::{Outcome as Ended, Stored};
 use bytes::BytesMut;
 use janus_codec::encode;
 use janus_codec::{INVALID_PARAMS, Id, Message, RawJson};
+use janus_model::json::Json;
 use janus_model::json::RpcError;
 use janus_model::shape::{self, Shape};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -171,11 +172,17 @@ impl Connection {
                 let ctx = Ctx::inline(info, &self.notes);
                 let mut o = Output::new(out, shape);
                 let called = call_inline(&**tool, &ctx, args, &mut o);
-                let (structured, is_error) = o.finish();
+                let (structured, is_error, meta) = o.finish();
                 match called {
                     Ok(()) => {
                         let structured = structured.as_ref().map(|s| s.as_str());
-                        answers::end_tool_result(out, server, shape, structured, is_error, None);
+                        let end = answers::ResultTail {
+                            structured,
+                            is_error,
+                            meta: meta.as_ref().map(Json::as_str),
+                            related_task: None,
+                        };
+                        answers::end_tool_result(out, server, shape, &end);
                         encode::end_message(out);
                     }
                     // NB. The error replaces whatever the handler wrote of its result.
@@ -191,12 +198,13 @@ impl Connection {
                 let mut scratch = BytesMut::new();
                 let mut o = Output::new(&mut scratch, shape);
                 let called = call_inline(&**tool, &ctx, args, &mut o);
-                let (structured, is_error) = o.finish();
+                let (structured, is_error, meta) = o.finish();
                 let ended = match called {
                     Ok(()) => Ended::Result(Stored {
                         content: String::from_utf8_lossy(&scratch).into_owned(),
                         structured,
                         is_error,
+                        meta,
                     }),
                     // NB. Input is asked before the task exists (rounds), or within it.
                     Err(Halt::Error(e)) => Ended::Error(e),
@@ -307,9 +315,14 @@ pub(super) fn write_job_answer(
             answers::begin_tool_result(out);
             let mut o = Output::new(out, shape);
             o.replay(&r);
-            let (structured, is_error) = o.finish();
-            let structured = structured.as_ref().map(|s| s.as_str());
-            answers::end_tool_result(out, server, shape, structured, is_error, None);
+            let (structured, is_error, meta) = o.finish();
+            let end = answers::ResultTail {
+                structured: structured.as_ref().map(Json::as_str),
+                is_error,
+                meta: meta.as_ref().map(Json::as_str),
+                related_task: None,
+            };
+            answers::end_tool_result(out, server, shape, &end);
             encode::end_message(out);
         }
         ToolEnd::Finished(Err(e)) => answers::write_halt(out, id, &e),

@@ -292,6 +292,7 @@ mod tests {
             content: String::new(),
             structured: None,
             is_error: false,
+            meta: None,
         })
     }
 
