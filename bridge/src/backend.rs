@@ -188,6 +188,9 @@ fn callbacks(router: &Arc<Router>) -> Callbacks {
 pub(crate) struct Pool {
     members: Vec<Arc<Backend>>,
     next: std::sync::atomic::AtomicUsize,
+    /// What the last front request's client said of itself, as forwarded: the next one
+    /// from the same client shares it.
+    pub(crate) said: Mutex<Option<Arc<janus_client::Forwarded>>>,
 }
 
 impl Pool {
@@ -197,6 +200,7 @@ impl Pool {
         Arc::new(Self {
             members,
             next: std::sync::atomic::AtomicUsize::new(0),
+            said: Mutex::new(None),
         })
     }
 

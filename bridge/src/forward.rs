@@ -4,7 +4,7 @@
 use crate::BridgeError;
 use crate::backend::{Backend, Pool};
 use crate::input::{Answer, Asked, BackendCall, Event, InFlight, Inbox, Question};
-use janus_client::{CallOptions, Cancel, Client, Progress};
+use janus_client::{CallOptions, Cancel, Client, Forwarded, Progress};
 use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
@@ -142,8 +142,8 @@ async fn prompts_and_resources(
             let work: MessagesFuture = forward_request(
                 &backend,
                 ctx,
-                move |client, _, cancel, inbox| {
-                    let opts = call_options(&client, None, cancel, inbox);
+                move |client, _, cancel, route| {
+                    let opts = call_options(&client, None, cancel, route);
                     Box::pin(async move {
                         let pairs: Vec<(&str, &str)> = pairs
                             .iter()
@@ -258,8 +258,8 @@ fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt
     forward_request(
         backend,
         ctx,
-        move |client, _, cancel, inbox| {
-            let opts = call_options(&client, None, cancel, inbox);
+        move |client, _, cancel, route| {
+            let opts = call_options(&client, None, cancel, route);
             Box::pin(async move {
                 client
                     .read_resource_with(&uri, opts)
@@ -413,7 +413,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
         forward_request(
             &self.backend,
             ctx,
-            move |client, progress, cancel, inbox| {
+            move |client, progress, cancel, route| {
                 if as_task && client.negotiated().version.is_handshake() {
                     return Box::pin(async move {
                         crate::task::call(client, &name, arguments.as_deref(), cancel)
@@ -425,7 +425,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 // declaring the tasks extension (and so from then on): the client waits for
                 // the task. Others are not, so that the backend runs them as calls (a
                 // task's progress would not reach the front).
-                let base = call_options(&client, progress, cancel, inbox);
+                let base = call_options(&client, progress, cancel, route);
                 let opts = move |tasks| CallOptions {
                     tasks,
                     ..base.clone()
@@ -468,7 +468,7 @@ fn call_options(
     client: &Client,
     progress: Option<mpsc::UnboundedSender<Progress>>,
     cancel: Cancel,
-    inbox: &Arc<Inbox>,
+    route: Route<'_>,
 ) -> CallOptions {
     CallOptions {
         timeout: None,
@@ -479,8 +479,91 @@ fn call_options(
             .negotiated()
             .version
             .is_modern()
-            .then(|| crate::input::answering_in(inbox)),
+            .then(|| crate::input::answering_in(route.inbox)),
+        forwarded: Some(route.forwarded),
     }
+}
+
+/// Where a backend request's input goes, and what it says of the front request's client.
+struct Route<'a> {
+    inbox: &'a Arc<Inbox>,
+    forwarded: Arc<Forwarded>,
+}
+
+/// The `_meta` keys a front request's client wrote that the bridge's client writes again
+/// for the backend (in the backend's revision): the rest go on as they came.
+const WRITTEN_AGAIN: [&str; 5] = [
+    janus_codec::era::PROGRESS_TOKEN_KEY,
+    janus_codec::era::PROTOCOL_VERSION_KEY,
+    janus_codec::era::CLIENT_INFO_KEY,
+    janus_codec::era::CLIENT_CAPABILITIES_KEY,
+    janus_codec::era::LOG_LEVEL_KEY,
+];
+
+/// What the front request's client says of itself, forwarded with its backend request: its
+/// client info and capabilities but its extensions (which a 2026-07-28 backend reads
+/// instead of the bridge's),
+/// and its other `_meta` members (a trace context, a vendor's keys; in every revision). The
+/// same client's requests share one (`said` keeps the last).
+fn forwarded(ctx: &Ctx<'_>, said: &std::sync::Mutex<Option<Arc<Forwarded>>>) -> Arc<Forwarded> {
+    let info = ctx.client_info().map(|i| i.as_str());
+    // NB. But for its extensions: the front's tasks are the server core's, and the bridge's
+    // client declares what it handles itself (the tasks extension for a tool that needs it).
+    let all = ctx.client_capabilities();
+    let rest = all.filter(|c| c.get("extensions").is_some()).map(|c| {
+        let mut out = bytes::BytesMut::new();
+        out.extend_from_slice(b"{");
+        for (k, v) in c.members().into_iter().filter(|(k, _)| k != "extensions") {
+            if out.len() > 1 {
+                out.extend_from_slice(b",");
+            }
+            janus_codec::encode::write_str(&mut out, &k);
+            out.extend_from_slice(b":");
+            out.extend_from_slice(v.as_str().as_bytes());
+        }
+        out.extend_from_slice(b"}");
+        String::from_utf8_lossy(&out).into_owned()
+    });
+    let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
+    let meta = ctx.meta().and_then(|m| {
+        let kept: Vec<_> = m
+            .members()
+            .into_iter()
+            .filter(|(k, _)| !WRITTEN_AGAIN.contains(&k.as_ref()))
+            .collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let mut out = bytes::BytesMut::new();
+        for (k, v) in kept {
+            out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
+            janus_codec::encode::write_str(&mut out, &k);
+            out.extend_from_slice(b":");
+            out.extend_from_slice(v.as_str().as_bytes());
+        }
+        out.extend_from_slice(b"}");
+        Some(String::from_utf8_lossy(&out).into_owned())
+    });
+    let mut last = said
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(f) = last.as_ref()
+        && meta.is_none()
+        && f.meta.is_none()
+        && f.client_info.as_deref() == info
+        && f.capabilities.as_deref() == caps
+    {
+        return Arc::clone(f);
+    }
+    let f = Arc::new(Forwarded {
+        client_info: info.map(str::to_owned),
+        capabilities: caps.map(str::to_owned),
+        meta,
+    });
+    if f.meta.is_none() {
+        *last = Some(Arc::clone(&f));
+    }
+    f
 }
 
 /// The error of a retry whose `requestState` names a backend call of another method.
@@ -498,7 +581,7 @@ fn forward_request<T: Send + 'static>(
         Arc<Client>,
         Option<mpsc::UnboundedSender<Progress>>,
         Cancel,
-        &Arc<Inbox>,
+        Route<'_>,
     ) -> BackendCall,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
@@ -534,7 +617,11 @@ fn forward_request<T: Send + 'static>(
     let cancel = Cancel::new();
     let (asker, questions) = router.register();
     // NB. Polled by the front request's own job, not spawned: one task a call.
-    let call = start(client, progress, cancel.clone(), &questions);
+    let route = Route {
+        inbox: &questions,
+        forwarded: forwarded(ctx, &pool.said),
+    };
+    let call = start(client, progress, cancel.clone(), route);
     let flight = InFlight {
         call,
         questions,

@@ -5,7 +5,7 @@
 //! request it answers and hands over the line itself (no copy): the caller's [`Reply`] holds
 //! it, and the normalised results are read from it.
 
-use crate::core::{Core, Identity, Incoming};
+use crate::core::{Core, Forwarded, Identity, Incoming};
 use crate::error::{Error, Rejection};
 use crate::input::Callbacks;
 use crate::result::CallResult;
@@ -147,6 +147,9 @@ pub struct CallOptions {
     /// `inputRequests`) instead of the connection's callbacks. A handshake server's requests
     /// for input name no request: they are the connection's callbacks' to answer.
     pub callbacks: Option<Callbacks>,
+    /// Made for another client (a gateway's): its client info, capabilities and `_meta`
+    /// members go in this request's envelope instead of this connection's.
+    pub forwarded: Option<Arc<Forwarded>>,
 }
 
 /// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
@@ -793,8 +796,9 @@ impl Client {
         want: Want,
     ) -> Result<Reply, Error> {
         let inner = &*self.inner;
-        let (progress, cancel, tasks) =
-            opts.map_or((None, None, false), |o| (o.progress, o.cancel, o.tasks));
+        let (progress, cancel, tasks, forwarded) = opts.map_or((None, None, false, None), |o| {
+            (o.progress, o.cancel, o.tasks, o.forwarded)
+        });
         let token = progress.as_ref().map(|_| {
             let n = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
             format!("\"p{n}\"")
@@ -802,7 +806,14 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         let (id, line) = {
             let mut core = lock(&inner.core);
-            core.request(method, members, token.as_deref(), envelope, tasks)
+            core.request(
+                method,
+                members,
+                token.as_deref(),
+                envelope,
+                tasks,
+                forwarded.as_deref(),
+            )
         };
         if let (Some(t), Some(p)) = (&token, progress) {
             lock(&inner.progress).insert(t.clone(), p);

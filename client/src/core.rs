@@ -105,6 +105,7 @@ impl Core {
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
         tasks: bool,
+        forwarded: Option<&Forwarded>,
     ) -> (i64, BytesMut) {
         self.next += 1;
         let id = self.next;
@@ -114,7 +115,7 @@ impl Core {
         encode::write_i64(&mut out, id);
         out.extend_from_slice(br#","method":"#);
         encode::write_str(&mut out, method);
-        self.write_params(&mut out, members, progress, envelope, tasks);
+        self.write_params(&mut out, members, progress, envelope, (tasks, forwarded));
         encode::end_message(&mut out);
         (id, out)
     }
@@ -124,7 +125,7 @@ impl Core {
         let mut out = BytesMut::with_capacity(96 + members.len());
         out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
         encode::write_str(&mut out, method);
-        self.write_params(&mut out, &[members], None, None, false);
+        self.write_params(&mut out, &[members], None, None, (false, None));
         encode::end_message(&mut out);
         out
     }
@@ -135,12 +136,15 @@ impl Core {
         members: &[&str],
         progress: Option<&str>,
         envelope: Option<ProtocolVersion>,
-        tasks: bool,
+        (tasks, forwarded): (bool, Option<&Forwarded>),
     ) {
         let version = envelope.unwrap_or(self.version);
         let modern = !version.is_handshake();
         let empty = members.iter().all(|m| m.is_empty());
-        if empty && !modern && progress.is_none() {
+        let carried = forwarded
+            .and_then(|f| f.meta.as_deref())
+            .and_then(object_members);
+        if empty && !modern && progress.is_none() && carried.is_none() {
             return;
         }
         out.extend_from_slice(br#","params":{"#);
@@ -156,7 +160,7 @@ impl Core {
             out[at + i] = b' ';
             at += i + 1;
         }
-        if !modern && progress.is_none() {
+        if !modern && progress.is_none() && carried.is_none() {
             out.put_u8(b'}');
             return;
         }
@@ -165,7 +169,14 @@ impl Core {
         }
         out.extend_from_slice(br#""_meta":{"#);
         let mut first = true;
+        if let Some(c) = carried {
+            out.extend_from_slice(c.as_bytes());
+            first = false;
+        }
         if let Some(p) = progress {
+            if !first {
+                out.put_u8(b',');
+            }
             out.extend_from_slice(br#""progressToken":"#);
             out.extend_from_slice(p.as_bytes());
             first = false;
@@ -177,14 +188,23 @@ impl Core {
             out.extend_from_slice(br#""io.modelcontextprotocol/protocolVersion":"#);
             encode::write_str(out, version.as_str());
             out.extend_from_slice(br#","io.modelcontextprotocol/clientInfo":"#);
-            out.extend_from_slice(self.identity.info.as_bytes());
+            let info = forwarded.and_then(|f| f.client_info.as_deref());
+            out.extend_from_slice(info.unwrap_or(&self.identity.info).as_bytes());
             out.extend_from_slice(br#","io.modelcontextprotocol/clientCapabilities":"#);
-            let caps = self.identity.capabilities.trim_end();
+            let theirs = forwarded.and_then(|f| f.capabilities.as_deref());
+            let caps = theirs.unwrap_or(&self.identity.capabilities).trim_end();
             let extensions = self
                 .identity
                 .extensions
                 .as_deref()
-                .or_else(|| tasks.then_some(TASKS_EXTENSION));
+                .or_else(|| tasks.then_some(TASKS_EXTENSION))
+                // NB. Capabilities given for another client that name their extensions
+                // already are said as they are.
+                .filter(|_| {
+                    theirs.is_none_or(|c| {
+                        !RawJson::parse(c).is_ok_and(|c| c.get("extensions").is_some())
+                    })
+                });
             match (extensions, caps.strip_suffix('}')) {
                 (Some(ext), Some(open)) => {
                     out.extend_from_slice(open.as_bytes());
@@ -204,6 +224,28 @@ impl Core {
         }
         out.extend_from_slice(b"}}");
     }
+}
+
+/// What a gateway says of its own client in a request it forwards for it
+/// ([`crate::CallOptions::forwarded`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forwarded {
+    /// The `clientInfo` of the client the request is made for (compact JSON): said in a
+    /// 2026-07-28 envelope instead of this connection's.
+    pub client_info: Option<String>,
+    /// That client's capabilities (a JSON object), said instead of this connection's.
+    pub capabilities: Option<String>,
+    /// Other `_meta` members the request carries, in every revision (the text of a JSON
+    /// object: a trace context, a vendor's keys). The caller leaves out the ones the client
+    /// writes itself (`progressToken` and the envelope's).
+    pub meta: Option<String>,
+}
+
+/// The members of a JSON object's text without its braces; `None` for an empty one or
+/// text that is no object.
+fn object_members(json: &str) -> Option<&str> {
+    let inner = json.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    (!inner.is_empty()).then_some(inner)
 }
 
 /// One line the server sent.
@@ -322,19 +364,26 @@ mod tests {
     #[test]
     fn requests_carry_the_envelope_only_in_the_modern_era() {
         let mut legacy = core(ProtocolVersion::V2025_11_25);
-        let (id, line) = legacy.request("tools/list", &[], None, None, false);
+        let (id, line) = legacy.request("tools/list", &[], None, None, false, None);
         assert_eq!(id, 1);
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n"
         );
-        let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], Some("7"), None, false);
+        let (_, line) = legacy.request(
+            "tools/call",
+            &[r#""name":"a""#],
+            Some("7"),
+            None,
+            false,
+            None,
+        );
         assert_eq!(
             &line[..],
             b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":7}}}\n"
         );
         let mut modern = core(ProtocolVersion::V2026_07_28);
-        let (_, line) = modern.request("tools/list", &[], None, None, false);
+        let (_, line) = modern.request("tools/list", &[], None, None, false, None);
         let text = std::str::from_utf8(&line).unwrap();
         let msg = janus_codec::Parser::new()
             .parse_single(text.trim_end().as_bytes())
@@ -350,11 +399,63 @@ mod tests {
             None,
             Some(ProtocolVersion::V2026_07_28),
             false,
+            None,
         );
         assert!(
             std::str::from_utf8(&line)
                 .unwrap()
                 .contains("clientCapabilities\":{\"roots\":{}}")
+        );
+    }
+
+    #[test]
+    fn a_forwarded_request_says_its_client_and_carries_its_meta_in_both_eras() {
+        let theirs = Forwarded {
+            client_info: Some(r#"{"name":"front","version":"9"}"#.into()),
+            capabilities: Some(r#"{"elicitation":{}}"#.into()),
+            meta: Some(r#"{"traceparent":"00-a-b-01"}"#.into()),
+        };
+        let parse = |line: &[u8]| -> serde_json::Value {
+            serde_json::from_slice(line).expect("one JSON line")
+        };
+        let mut modern = core(ProtocolVersion::V2026_07_28);
+        let (_, line) = modern.request(
+            "tools/call",
+            &[r#""name":"a""#],
+            Some("\"p1\""),
+            None,
+            false,
+            Some(&theirs),
+        );
+        let meta = &parse(&line)["params"]["_meta"];
+        assert_eq!(meta["traceparent"], "00-a-b-01");
+        assert_eq!(meta["progressToken"], "p1");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "front");
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientCapabilities"],
+            serde_json::json!({"elicitation": {}})
+        );
+        // NB. The tasks extension a request declares joins the capabilities it says.
+        let (_, line) = modern.request("tools/call", &[], None, None, true, Some(&theirs));
+        assert_eq!(
+            parse(&line)["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            serde_json::json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+        );
+        // A handshake request has no envelope: the other members go on alone.
+        let mut legacy = core(ProtocolVersion::V2025_11_25);
+        let (_, line) = legacy.request("tools/list", &[], None, None, false, Some(&theirs));
+        assert_eq!(
+            parse(&line)["params"],
+            serde_json::json!({"_meta": {"traceparent": "00-a-b-01"}})
+        );
+        let bare = Forwarded {
+            meta: Some("{ }".into()),
+            ..theirs
+        };
+        let (_, line) = legacy.request("tools/list", &[], None, None, false, Some(&bare));
+        assert_eq!(
+            &line[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
         );
     }
 
@@ -374,7 +475,7 @@ mod tests {
             let mut identity = Identity::new("c", "1", caps);
             identity.extensions = Some(tasks.to_owned());
             let mut modern = Core::new(identity.clone(), ProtocolVersion::V2026_07_28);
-            let (_, line) = modern.request("tools/list", &[], None, None, false);
+            let (_, line) = modern.request("tools/list", &[], None, None, false, None);
             let text = std::str::from_utf8(&line).unwrap();
             assert!(text.contains(want), "{text}");
             assert!(
@@ -382,7 +483,8 @@ mod tests {
                 "{text}"
             );
             let mut legacy = Core::new(identity, ProtocolVersion::V2025_11_25);
-            let (_, line) = legacy.request("tools/call", &[r#""name":"a""#], None, None, false);
+            let (_, line) =
+                legacy.request("tools/call", &[r#""name":"a""#], None, None, false, None);
             assert!(!std::str::from_utf8(&line).unwrap().contains("extensions"));
         }
     }

@@ -58,7 +58,7 @@ pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
     Negotiated, Notice, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
 };
-pub use core::{Identity, members_of};
+pub use core::{Forwarded, Identity, members_of};
 pub use error::{Error, Rejection};
 pub use input::{Answer, Callbacks};
 pub use json::{canonical, compact};

@@ -26,6 +26,7 @@ impl Client {
             cancel,
             tasks,
             callbacks,
+            forwarded,
         } = opts;
         let answerer = callbacks.as_ref().unwrap_or(&self.inner.callbacks);
         let timeout = timeout.unwrap_or(self.timeout);
@@ -49,6 +50,7 @@ impl Client {
                 cancel: cancel.clone(),
                 tasks,
                 callbacks: None,
+                forwarded: forwarded.clone(),
             };
             let reply = self
                 .raw_request(method, pieces, None, timeout, Some(o), want)

@@ -37,6 +37,7 @@ impl Drop for Outstanding {
                 None,
                 None,
                 true,
+                None,
             );
             let _ = self.inner.out.send(line);
         }

@@ -374,6 +374,17 @@ impl<'a> Ctx<'a> {
         self.info.progress_token()
     }
 
+    /// The request's `params._meta` as sent (its envelope's members included), when it is
+    /// an object.
+    #[must_use]
+    pub fn meta(&self) -> Option<RawJson<'a>> {
+        self.info
+            .msg
+            .params()
+            .and_then(|p| p.get("_meta"))
+            .filter(|m| m.is_object())
+    }
+
     /// The client's answer to the input request asked under `key` ([`crate::api::input`]): an
     /// `ElicitResult`, a `CreateMessageResult` or a `ListRootsResult` object; `None` until
     /// the client has answered it.
