@@ -6,9 +6,9 @@
 use janus_client::{
     CallOptions, Callbacks, Cancel, Client, Command, Error, Mode, Options, Transport,
 };
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-use support::copies::{bridge_copying, lines_of};
+use std::path::PathBuf;
+use std::time::Duration;
+use support::copies::{bridge_copying, line_in, lines_of};
 
 mod support;
 
@@ -29,26 +29,6 @@ fn options(mode: Mode, tasks: bool) -> Options {
         timeout: Duration::from_secs(20),
         cache: janus_client::AutoCache::default(),
         ..Options::default()
-    }
-}
-
-/// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
-async fn line_in(
-    path: &Path,
-    what: &str,
-    want: impl Fn(&serde_json::Value) -> bool,
-) -> serde_json::Value {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
-            return l;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never seen: {what}; the file holds:\n{}",
-            std::fs::read_to_string(path).unwrap_or_default()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

@@ -33,3 +33,23 @@ pub(crate) fn lines_of(path: &Path) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
 }
+
+/// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
+pub(crate) async fn line_in(
+    path: &Path,
+    what: &str,
+    want: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
+            return l;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never seen: {what}; the file holds:\n{}",
+            std::fs::read_to_string(path).unwrap_or_default()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
