@@ -38,11 +38,17 @@ impl std::fmt::Debug for Backend {
 impl Backend {
     /// Connects to the backend once.
     pub(crate) async fn connect(transport: Transport, opts: Options) -> Result<Arc<Self>, Error> {
-        let router = Arc::new(Router::default());
-        let (logs, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        let (logs, heard) = tokio::sync::mpsc::unbounded_channel();
+        let router = Arc::new(Router::hearing(heard));
         let to = Arc::downgrade(&router);
         tokio::spawn(async move {
-            while let Some(m) = heard.recv().await {
+            // NB. The router's own queue: a call that ends takes what is in it at once too.
+            while let Some(m) = std::future::poll_fn(|cx| match to.upgrade() {
+                Some(r) => r.poll_log(cx),
+                None => std::task::Poll::Ready(None),
+            })
+            .await
+            {
                 match to.upgrade() {
                     Some(r) => r.log(m),
                     None => return,

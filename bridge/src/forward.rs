@@ -510,22 +510,27 @@ fn forwarded(ctx: &Ctx<'_>, said: &std::sync::Mutex<Option<Arc<Forwarded>>>) -> 
     // NB. But for its extensions: the front's tasks are the server core's, and the bridge's
     // client declares what it handles itself (the tasks extension for a tool that needs it).
     let all = ctx.client_capabilities();
-    let rest = all.filter(|c| c.get("extensions").is_some()).map(|c| {
-        let mut out = bytes::BytesMut::new();
-        out.extend_from_slice(b"{");
-        for (k, v) in c.members().into_iter().filter(|(k, _)| k != "extensions") {
-            if out.len() > 1 {
-                out.extend_from_slice(b",");
+    let rest = all
+        .filter(|c| c.as_str().contains("\"extensions\"") && c.get("extensions").is_some())
+        .map(|c| {
+            let mut out = bytes::BytesMut::new();
+            out.extend_from_slice(b"{");
+            for (k, v) in c.members().into_iter().filter(|(k, _)| k != "extensions") {
+                if out.len() > 1 {
+                    out.extend_from_slice(b",");
+                }
+                janus_codec::encode::write_str(&mut out, &k);
+                out.extend_from_slice(b":");
+                out.extend_from_slice(v.as_str().as_bytes());
             }
-            janus_codec::encode::write_str(&mut out, &k);
-            out.extend_from_slice(b":");
-            out.extend_from_slice(v.as_str().as_bytes());
-        }
-        out.extend_from_slice(b"}");
-        String::from_utf8_lossy(&out).into_owned()
-    });
+            out.extend_from_slice(b"}");
+            String::from_utf8_lossy(&out).into_owned()
+        });
     let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
     let meta = ctx.meta().and_then(|m| {
+        if !m.has_other_members(&WRITTEN_AGAIN) {
+            return None;
+        }
         let kept: Vec<_> = m
             .members()
             .into_iter()
@@ -747,9 +752,9 @@ fn drive<T: Send + 'static>(
                     }
                 }
                 Next::Done(Ok(r)) => {
-                    // NB. A log message the backend sent just before its answer may still be
-                    // on its way through the router: give it a turn, then send what came.
-                    tokio::task::yield_now().await;
+                    // NB. A log message the backend sent just before its answer was queued
+                    // before it: routed now, then sent with the request.
+                    backend.router().route_heard();
                     while let Some(Event::Log(m)) = flight.questions.try_recv() {
                         log(&ctx, m);
                     }

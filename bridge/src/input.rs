@@ -154,6 +154,8 @@ pub(crate) struct Router {
     /// come meanwhile).
     askers: Mutex<HashMap<u64, (Arc<Inbox>, bool)>>,
     parked: Mutex<HashMap<String, Parked>>,
+    /// The backend's log messages on their way from the client's reader.
+    heard: Mutex<Option<mpsc::UnboundedReceiver<LogMessage>>>,
 }
 
 /// A call's place among those that may ask.
@@ -181,6 +183,38 @@ fn refused(message: &str) -> Rejection {
 }
 
 impl Router {
+    /// A router of the log messages that come on `heard` (the client's log sink).
+    pub(crate) fn hearing(heard: mpsc::UnboundedReceiver<LogMessage>) -> Self {
+        Self {
+            heard: Mutex::new(Some(heard)),
+            ..Self::default()
+        }
+    }
+
+    /// The next log message of the backend's, for the task that routes them.
+    pub(crate) fn poll_log(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<LogMessage>> {
+        match lock(&self.heard).as_mut() {
+            Some(rx) => rx.poll_recv(cx),
+            None => std::task::Poll::Ready(None),
+        }
+    }
+
+    /// Routes the log messages already heard: a call whose answer came takes the ones the
+    /// backend sent before it (the client's reader queued them first) without waiting for
+    /// the routing task's turn.
+    pub(crate) fn route_heard(&self) {
+        loop {
+            let next = lock(&self.heard).as_mut().and_then(|rx| rx.try_recv().ok());
+            match next {
+                Some(m) => self.log(m),
+                None => return,
+            }
+        }
+    }
+
     /// A new call that may ask: its place, and where its questions come.
     pub(crate) fn register(self: &Arc<Self>) -> (Asker, Arc<Inbox>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);

@@ -154,7 +154,14 @@ pub struct CallOptions {
 
 /// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
 #[derive(Debug, Clone, Default)]
-pub struct Cancel(Arc<tokio::sync::Notify>, Arc<std::sync::atomic::AtomicBool>);
+pub struct Cancel(Arc<Fired>);
+
+/// The state a [`Cancel`] and its clones share (one allocation a handle).
+#[derive(Debug, Default)]
+struct Fired {
+    wake: tokio::sync::Notify,
+    fired: std::sync::atomic::AtomicBool,
+}
 
 impl Cancel {
     /// A handle not fired yet.
@@ -165,15 +172,15 @@ impl Cancel {
 
     /// Cancels the requests given this handle, now and later.
     pub fn fire(&self) {
-        self.1.store(true, Ordering::SeqCst);
-        self.0.notify_waiters();
+        self.0.fired.store(true, Ordering::SeqCst);
+        self.0.wake.notify_waiters();
     }
 
     /// Resolves once the handle is fired (at once when it was already).
     pub async fn fired(&self) {
         loop {
-            let n = self.0.notified();
-            if self.1.load(Ordering::SeqCst) {
+            let n = self.0.wake.notified();
+            if self.0.fired.load(Ordering::SeqCst) {
                 return;
             }
             n.await;

@@ -141,6 +141,17 @@ impl fmt::Debug for RawJson<'_> {
 }
 
 impl<'buf> RawJson<'buf> {
+    /// Whether an object has a member whose key is none of `keys` (false for other values),
+    /// found without decoding or collecting its members.
+    #[must_use]
+    pub fn has_other_members(self, keys: &[&str]) -> bool {
+        let mut other = false;
+        for_each_member(self, |k, escaped, _| {
+            other |= !keys.iter().any(|key| raw_eq(k.as_bytes(), escaped, key));
+        });
+        other
+    }
+
     /// The members of an object, in order, each key decoded (borrowed unless it has escapes);
     /// empty for other values.
     #[must_use]
