@@ -1013,7 +1013,7 @@ fn a_legacy_backend_s_questions_asked_at_once_are_one_round() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_result_s_meta_and_structured_content_cross_the_bridge_in_every_direction() {
+async fn a_result_s_and_a_resource_s_meta_cross_the_bridge_in_every_direction() {
     // NB. The backend's tool gives a `_meta` of its own with a stamp's key in it: the members
     // reach the front's client, and the stamp is the one that answered it (the bridge's, in
     // the backend's name).
@@ -1040,6 +1040,14 @@ async fn a_result_s_meta_and_structured_content_cross_the_bridge_in_every_direct
         assert_eq!(
             r.structured.as_deref(),
             Some(r#"{"n":2,"ok":true}"#),
+            "{front:?} front, {back} backend"
+        );
+        // A resource's contents keep theirs too.
+        let read = c.read_resource("faults://meta").await.unwrap();
+        assert_eq!(read[0].text(), Some("<p>with meta</p>"));
+        assert_eq!(
+            read[0].meta.as_ref().map(janus_model::json::Json::as_str),
+            Some(r#"{"ui":{"prefersBorder":true}}"#),
             "{front:?} front, {back} backend"
         );
         c.close(Duration::from_secs(2)).await;

@@ -314,6 +314,9 @@ pub struct ResourceContents {
     pub mime_type: Option<String>,
     /// Its text or its bytes (base64).
     pub body: ResourceBody,
+    /// Its `_meta` (an object), as given: what a host reads beside the content (an MCP
+    /// App's `ui` settings, say).
+    pub meta: Option<Json>,
 }
 
 impl Contents {
@@ -323,6 +326,7 @@ impl Contents {
             uri: uri.to_owned(),
             mime_type: mime_type.map(str::to_owned),
             body: ResourceBody::Text(text.to_owned()),
+            meta: None,
         });
         self
     }
@@ -334,6 +338,7 @@ impl Contents {
             uri: uri.to_owned(),
             mime_type: mime_type.map(str::to_owned),
             body: ResourceBody::Blob(b64),
+            meta: None,
         });
         self
     }
@@ -344,7 +349,7 @@ impl Contents {
     pub fn write(&self, out: &mut bytes::BytesMut) {
         out.extend_from_slice(br#"{"contents":["#);
         for (i, c) in self.items.iter().enumerate() {
-            let (uri, mime, body) = (&c.uri, &c.mime_type, &c.body);
+            let (uri, mime, body, meta) = (&c.uri, &c.mime_type, &c.body, &c.meta);
             if i > 0 {
                 out.extend_from_slice(b",");
             }
@@ -357,6 +362,9 @@ impl Contents {
                 ResourceBody::Text(t) => w.key("text").str(t),
                 ResourceBody::Blob(b) => w.key("blob").str(b),
             };
+            if let Some(m) = meta.as_ref().filter(|m| m.is_object()) {
+                w.key("_meta").raw(m.as_str());
+            }
             w.end_object();
         }
         out.extend_from_slice(b"]}");
@@ -451,7 +459,7 @@ impl ResourceContents {
 
 impl Contents {
     /// Reads a `resources/read` result: each content with a string `uri` and a `text` or
-    /// a `blob`; the others are skipped.
+    /// a `blob` (and its `_meta`, as sent); the others are skipped.
     #[must_use]
     pub fn read(result: RawJson<'_>) -> Self {
         let items = result
@@ -459,8 +467,8 @@ impl Contents {
             .map(|c| {
                 c.iter_elements()
                     .filter_map(|c| {
-                        let [uri, mime, text, blob] =
-                            c.get_many(["uri", "mimeType", "text", "blob"]);
+                        let [uri, mime, text, blob, meta] =
+                            c.get_many(["uri", "mimeType", "text", "blob", "_meta"]);
                         let body = string(text)
                             .map(ResourceBody::Text)
                             .or_else(|| string(blob).map(ResourceBody::Blob))?;
@@ -468,6 +476,7 @@ impl Contents {
                             uri: string(uri)?,
                             mime_type: string(mime),
                             body,
+                            meta: meta.filter(|m| m.is_object()).map(Json::from_raw),
                         })
                     })
                     .collect()

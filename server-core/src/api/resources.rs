@@ -145,6 +145,7 @@ impl ReadResource for StaticResource {
             uri: uri.to_owned(),
             mime_type: self.mime_type.clone(),
             body,
+            meta: None,
         });
         Ok(())
     }
