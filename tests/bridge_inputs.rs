@@ -1,9 +1,13 @@
-//! Input a 2026-07-28 backend asks during several requests at once (`tools/call`,
-//! `prompts/get`), through `janus bridge`: each question reaches the front request it belongs
-//! to, and each answer the request that asked.
+//! Input a backend asks during several requests at once (`tools/call`, `prompts/get`),
+//! through `janus bridge`: each question reaches the front request it belongs to, and each
+//! answer the request that asked. A 2026-07-28 backend names the request in its
+//! `input_required`; a handshake backend on streamable HTTP sends its request on the
+//! response stream of the call it is for.
 
 use janus_client::{CallOptions, Callbacks, Client, Mode, Options, Transport};
 use std::time::Duration;
+
+mod support;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
@@ -21,20 +25,42 @@ fn echoing() -> Callbacks {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_backend_s_questions_during_calls_in_flight_go_to_their_own_calls() {
+    let bridge = [
+        "bridge",
+        "--mode",
+        "modern",
+        "--",
+        JANUS,
+        "serve",
+        "--tools",
+        "conformance",
+    ];
     for front in [Mode::Modern, Mode::Legacy] {
-        let cmd = janus_client::Command::new(
-            JANUS,
-            [
-                "bridge",
-                "--mode",
-                "modern",
-                "--",
-                JANUS,
-                "serve",
-                "--tools",
-                "conformance",
-            ],
-        );
+        questions_go_to_their_own_calls(front, &bridge, true).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_http_backend_s_questions_during_calls_in_flight_go_to_their_own_calls() {
+    let backend = support::HttpServe::start(&["--tools", "conformance"]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    let bridge = [
+        "bridge",
+        "--mode",
+        "legacy",
+        "--upstream",
+        upstream.as_str(),
+    ];
+    for front in [Mode::Modern, Mode::Legacy] {
+        questions_go_to_their_own_calls(front, &bridge, false).await;
+    }
+}
+
+/// Eight elicitations at once (and, with `prompts`, four prompts that ask in rounds) through
+/// `janus BRIDGE...`, each answered with its own message.
+async fn questions_go_to_their_own_calls(front: Mode, bridge: &[&str], prompts: bool) {
+    {
+        let cmd = janus_client::Command::new(JANUS, bridge.iter().copied());
         let opts = Options {
             mode: front,
             callbacks: echoing(),
@@ -61,7 +87,7 @@ async fn a_modern_backend_s_questions_during_calls_in_flight_go_to_their_own_cal
             });
         }
         // ... and prompts/get, whose input goes the same way.
-        for i in 0..4 {
+        for i in 0..if prompts { 4 } else { 0 } {
             let c = std::sync::Arc::clone(&c);
             calls.spawn(async move {
                 let p = c

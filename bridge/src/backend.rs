@@ -25,6 +25,9 @@ pub(crate) struct Backend {
     reconnects: AtomicU64,
     /// Where the backend's requests for input go.
     router: Arc<Router>,
+    /// A streamable HTTP backend: its requests for input made during a call come on that
+    /// call's response stream, so they are the call's own to answer.
+    streams: bool,
 }
 
 impl std::fmt::Debug for Backend {
@@ -62,6 +65,7 @@ impl Backend {
             log_level: Some("debug".into()),
             ..opts
         };
+        let streams = matches!(transport, Transport::Http { .. });
         let again = transport.try_clone();
         let client = Client::connect(transport, opts.clone()).await?;
         Ok(Arc::new(Self {
@@ -71,12 +75,20 @@ impl Backend {
             restarting: AtomicBool::new(false),
             reconnects: AtomicU64::new(0),
             router,
+            streams,
         }))
     }
 
     /// Where the backend's requests for input go.
     pub(crate) const fn router(&self) -> &Arc<Router> {
         &self.router
+    }
+
+    /// Whether the backend's requests for input tell which call they are for (a 2026-07-28
+    /// backend's always do; a handshake one's on streamable HTTP, by the stream they come
+    /// on).
+    pub(crate) fn tells_whose(&self, client: &Client) -> bool {
+        self.streams || client.negotiated().version.is_modern()
     }
 
     /// The connection, or why there is none now (the backend is being restarted).

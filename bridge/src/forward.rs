@@ -143,7 +143,7 @@ async fn prompts_and_resources(
                 &backend,
                 ctx,
                 move |client, _, cancel, route| {
-                    let opts = call_options(&client, None, cancel, route);
+                    let opts = call_options(None, cancel, route);
                     Box::pin(async move {
                         let pairs: Vec<(&str, &str)> = pairs
                             .iter()
@@ -259,7 +259,7 @@ fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsFuture, Halt
         backend,
         ctx,
         move |client, _, cancel, route| {
-            let opts = call_options(&client, None, cancel, route);
+            let opts = call_options(None, cancel, route);
             Box::pin(async move {
                 client
                     .read_resource_with(&uri, opts)
@@ -425,7 +425,7 @@ impl janus_server_core::tools::AsyncTool for Forward {
                 // declaring the tasks extension (and so from then on): the client waits for
                 // the task. Others are not, so that the backend runs them as calls (a
                 // task's progress would not reach the front).
-                let base = call_options(&client, progress, cancel, route);
+                let base = call_options(progress, cancel, route);
                 let opts = move |tasks| CallOptions {
                     tasks,
                     ..base.clone()
@@ -460,12 +460,12 @@ impl janus_server_core::tools::AsyncTool for Forward {
     }
 }
 
-/// The options of a request forwarded on `client`: where its progress goes, its cancel,
-/// and, to a 2026-07-28 backend, callbacks that put its input to its own call (its
-/// `input_required` names the request it answers; a handshake backend's requests for input
-/// name none, and are routed by the connection's callbacks).
+/// The options of a forwarded request: where its progress goes, its cancel, what it says of
+/// the front's client, and, when the backend says which call its input is for (a
+/// 2026-07-28 backend's `input_required`; a handshake backend's requests on a call's HTTP
+/// response stream), callbacks that put that input to its own call (a handshake backend's
+/// requests on stdio name none, and are routed by the connection's callbacks).
 fn call_options(
-    client: &Client,
     progress: Option<mpsc::UnboundedSender<Progress>>,
     cancel: Cancel,
     route: Route<'_>,
@@ -475,11 +475,7 @@ fn call_options(
         progress,
         cancel: Some(cancel),
         tasks: false,
-        callbacks: client
-            .negotiated()
-            .version
-            .is_modern()
-            .then(|| crate::input::answering_in(route.inbox)),
+        callbacks: route.own.then(|| crate::input::answering_in(route.inbox)),
         forwarded: Some(route.forwarded),
     }
 }
@@ -488,6 +484,9 @@ fn call_options(
 struct Route<'a> {
     inbox: &'a Arc<Inbox>,
     forwarded: Arc<Forwarded>,
+    /// The backend's requests for input say which call they are for: the call answers its
+    /// own (else they go through the router).
+    own: bool,
 }
 
 /// The `_meta` keys a front request's client wrote that the bridge's client writes again
@@ -625,6 +624,7 @@ fn forward_request<T: Send + 'static>(
     let route = Route {
         inbox: &questions,
         forwarded: forwarded(ctx, &pool.said),
+        own: backend.tells_whose(&client),
     };
     let call = start(client, progress, cancel.clone(), route);
     let flight = InFlight {

@@ -8,9 +8,10 @@
 //! `requestState` carries, and resumed by the retry. A parked call whose retry never comes
 //! is ended when the state would expire: the backend's request for input gets an error.
 //!
-//! A legacy backend's request for input names no request of its own (on stdio nothing ties
-//! it to the call it is for): the bridge gives it to the one call in flight that may ask,
-//! and refuses it (`-32603`, saying why) when several are in flight.
+//! A legacy backend's request for input names no request of its own. On streamable HTTP the
+//! response stream it comes on is its call's, and the call answers it. On stdio nothing
+//! ties it to the call it is for: the bridge gives it to the one call in flight that may
+//! ask, and refuses it (`-32603`, saying why) when several are in flight.
 //!
 //! A backend that asks several things at once (its requests in flight together) has them
 //! put to the front's client in one round, under the keys `input`, `input_2`, ...; a retry

@@ -144,8 +144,9 @@ pub struct CallOptions {
     /// on every one): the server may answer it with a task, which the call waits for.
     pub tasks: bool,
     /// Answers this request's 2026-07-28 input (its `input_required` rounds, its task's
-    /// `inputRequests`) instead of the connection's callbacks. A handshake server's requests
-    /// for input name no request: they are the connection's callbacks' to answer.
+    /// `inputRequests`) instead of the connection's callbacks, and a handshake server's
+    /// requests that came on this request's HTTP response stream (made for it). Its other
+    /// requests for input name no request: they are the connection's callbacks' to answer.
     pub callbacks: Option<Callbacks>,
     /// Made for another client (a gateway's): its client info, capabilities and `_meta`
     /// members go in this request's envelope instead of this connection's.
@@ -301,8 +302,8 @@ impl Inner {
         }
     }
 
-    /// One line from the server.
-    fn dispatch(self: &Arc<Self>, line: Bytes) {
+    /// One line from the server (`within`: the request whose response stream it came on).
+    fn dispatch(self: &Arc<Self>, line: Bytes, within: Option<i64>) {
         let Ok(msg) = Parser::new().parse_single(&line) else {
             tracing::warn!(
                 "the server wrote a line that is no JSON-RPC message: {}",
@@ -339,14 +340,22 @@ impl Inner {
                 };
                 let _ = w.tx.send(answer);
             }
-            Incoming::Request { id, msg } => self.serve_request(id, &msg),
+            Incoming::Request { id, msg } => self.serve_request(id, &msg, within),
             Incoming::Notification(msg) => self.notified(&msg),
             Incoming::Stray => {}
         }
     }
 
     /// A request of the server's: `ping` at once, input requests through the callbacks.
-    fn serve_request(self: &Arc<Self>, id: Id<'_>, msg: &janus_codec::Message<'_>) {
+    /// Answers a request of the server's: with the callbacks of the request it was made for
+    /// when it came on that request's response stream and the request has its own
+    /// ([`CallOptions::callbacks`]), else with the connection's.
+    fn serve_request(
+        self: &Arc<Self>,
+        id: Id<'_>,
+        msg: &janus_codec::Message<'_>,
+        within: Option<i64>,
+    ) {
         let id = id.as_raw().to_owned();
         if msg.method() == "ping" {
             self.send_answer(&id, Ok("{}".into()));
@@ -355,7 +364,11 @@ impl Inner {
         let params = msg
             .params()
             .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
-        let answer = self.callbacks.answer(msg.method(), params);
+        let own = within.and_then(|r| self.pending.callbacks_of(r));
+        let answer = own
+            .as_ref()
+            .unwrap_or(&self.callbacks)
+            .answer(msg.method(), params);
         let me = Arc::clone(self);
         tokio::spawn(async move {
             let a = answer.await;
@@ -519,6 +532,7 @@ impl ReadPath {
                     want: Want::Raw,
                     deadline,
                     timeout: DEFAULT_TIMEOUT,
+                    callbacks: None,
                 };
                 inner
                     .pending
@@ -538,7 +552,7 @@ impl ReadPath {
         let mut n = 0;
         while let Some(f) = self.codec.decode_frame(buf) {
             if let janus_codec::Frame::Line(line) = f {
-                self.inner.dispatch(line);
+                self.inner.dispatch(line, None);
                 n += 1;
             }
         }
@@ -628,7 +642,8 @@ impl Client {
             let sink: crate::http::Sink = Arc::new(move |d| {
                 let Some(inner) = weak.upgrade() else { return };
                 match d {
-                    crate::http::Delivery::Line(line) => inner.dispatch(line),
+                    crate::http::Delivery::Line(line) => inner.dispatch(line, None),
+                    crate::http::Delivery::Within(line, id) => inner.dispatch(line, Some(id)),
                     crate::http::Delivery::Failed(id, e) => {
                         if let Some(w) = inner.pending.remove(id) {
                             let _ = w.tx.send(Err(e));
@@ -664,7 +679,7 @@ impl Client {
         tokio::spawn(async move {
             let why = transport::reader(opened.read, max_frame, |line| {
                 if let Some(inner) = weak.upgrade() {
-                    inner.dispatch(line);
+                    inner.dispatch(line, None);
                 }
             })
             .await;
@@ -803,9 +818,10 @@ impl Client {
         want: Want,
     ) -> Result<Reply, Error> {
         let inner = &*self.inner;
-        let (progress, cancel, tasks, forwarded) = opts.map_or((None, None, false, None), |o| {
-            (o.progress, o.cancel, o.tasks, o.forwarded)
-        });
+        let (progress, cancel, tasks, forwarded, callbacks) = opts
+            .map_or((None, None, false, None, None), |o| {
+                (o.progress, o.cancel, o.tasks, o.forwarded, o.callbacks)
+            });
         let token = progress.as_ref().map(|_| {
             let n = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
             format!("\"p{n}\"")
@@ -830,6 +846,7 @@ impl Client {
             want,
             deadline: book::deadline(timeout),
             timeout,
+            callbacks,
         };
         inner.pending.insert(id, w);
         let mut flight = InFlight {

@@ -23,6 +23,8 @@ pub(super) struct Waiter {
     pub(super) deadline: Instant,
     /// Its timeout, as the error says it.
     pub(super) timeout: Duration,
+    /// Its own callbacks, for the server's requests made for it.
+    pub(super) callbacks: Option<crate::input::Callbacks>,
 }
 
 struct Entries {
@@ -54,6 +56,14 @@ impl Book {
             }),
             wake: Arc::new(Notify::new()),
         }
+    }
+
+    /// The own callbacks of request `id`, while it waits.
+    pub(super) fn callbacks_of(&self, id: i64) -> Option<crate::input::Callbacks> {
+        lock(&self.entries)
+            .map
+            .get(&id)
+            .and_then(|w| w.callbacks.clone())
     }
 
     pub(super) fn insert(&self, id: i64, w: Waiter) {

@@ -49,7 +49,7 @@ impl Client {
                 progress: progress.clone(),
                 cancel: cancel.clone(),
                 tasks,
-                callbacks: None,
+                callbacks: callbacks.clone(),
                 forwarded: forwarded.clone(),
             };
             let reply = self

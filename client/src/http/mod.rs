@@ -41,6 +41,9 @@ use sse::{Event, Sse};
 pub(crate) enum Delivery {
     /// A line the server sent (an answer, a notification, a request of its own).
     Line(Bytes),
+    /// A line that came on the response stream of request `id` (a request of the server's
+    /// on it is made for that request).
+    Within(Bytes, i64),
     /// Request `id` failed before any answer.
     Failed(i64, Error),
     /// The connection is gone (the 2024-11-05 stream ended): nothing more comes.
@@ -445,7 +448,7 @@ impl Shared {
                     stream.quiet = 0;
                 }
                 let done = id.is_some_and(|id| answers(&event.data, id));
-                self.deliver(event);
+                self.deliver(event, id);
                 if done {
                     return true;
                 }
@@ -559,11 +562,16 @@ impl Shared {
         }
     }
 
-    fn deliver(&self, event: Event) {
+    /// Delivers a message event, with the request whose response stream it came on.
+    fn deliver(&self, event: Event, within: Option<i64>) {
         if event.data.is_empty() || event.event.as_deref().is_some_and(|e| e != "message") {
             return;
         }
-        (self.sink)(Delivery::Line(Bytes::from(event.data)));
+        let line = Bytes::from(event.data);
+        (self.sink)(match within {
+            Some(id) => Delivery::Within(line, id),
+            None => Delivery::Line(line),
+        });
     }
 
     /// A session's `GET` stream, for what belongs to no POST (a `405` is fine: the server
@@ -593,7 +601,7 @@ impl Shared {
             while let Some(Ok(frame)) = body.frame().await {
                 if let Ok(data) = frame.into_data() {
                     for event in parser.push(&data) {
-                        me.deliver(event);
+                        me.deliver(event, None);
                     }
                 }
             }
@@ -706,7 +714,7 @@ pub(crate) async fn sse_writer(
     };
     let _ = ready.send(Ok(()));
     for e in early {
-        shared.deliver(e);
+        shared.deliver(e, None);
     }
     let stream_sink = Arc::clone(&sink);
     let reading = tokio::spawn(async move {
