@@ -84,35 +84,7 @@ impl CallResult {
 
 /// A `_meta` object without the server's stamp, as canonical JSON; `None` when it is empty.
 pub(crate) fn without_stamp(meta: RawJson<'_>) -> Option<String> {
-    if !meta.is_object() {
-        return None;
-    }
-    // NB. The common case, the stamp alone (compact), is seen without a walk of its own.
-    let text = meta.as_str();
-    if let Some(rest) = text
-        .strip_prefix("{\"")
-        .and_then(|t| t.strip_prefix(SERVER_INFO))
-        .and_then(|t| t.strip_prefix("\":"))
-        && let Some(v) = meta.get(SERVER_INFO)
-        && rest.len() == v.as_str().len() + 1
-    {
-        return None;
-    }
-    let mut out = bytes::BytesMut::new();
-    for (k, v) in meta.members() {
-        if k == SERVER_INFO {
-            continue;
-        }
-        out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
-        janus_codec::encode::write_str(&mut out, &k);
-        out.extend_from_slice(b":");
-        out.extend_from_slice(canonical(v.as_str()).as_bytes());
-    }
-    if out.is_empty() {
-        return None;
-    }
-    out.extend_from_slice(b"}");
-    String::from_utf8(out.to_vec()).ok()
+    janus_model::result::meta_without_stamp(meta).map(|m| canonical(m.as_str()))
 }
 
 /// A result's `resultType`: absent (a legacy server) is `complete`; an unknown one is

@@ -118,10 +118,20 @@ pub fn meta_without_stamp(meta: RawJson<'_>) -> Option<Json> {
     if !meta.is_object() {
         return None;
     }
-    if !meta.as_str().contains(SERVER_INFO_KEY) {
-        let text = meta.as_str();
+    let text = meta.as_str();
+    if !text.contains(SERVER_INFO_KEY) {
         let empty = text[1..text.len() - 1].trim().is_empty();
         return (!empty).then(|| Json::from_raw(meta));
+    }
+    // NB. The common case, the stamp alone (compact), is seen without a walk of its own.
+    if let Some(rest) = text
+        .strip_prefix("{\"")
+        .and_then(|t| t.strip_prefix(SERVER_INFO_KEY))
+        .and_then(|t| t.strip_prefix("\":"))
+        && let Some(v) = meta.get(SERVER_INFO_KEY)
+        && rest.len() == v.as_str().len() + 1
+    {
+        return None;
     }
     let mut out = bytes::BytesMut::new();
     for (k, v) in meta.members() {
