@@ -565,6 +565,24 @@ async fn a_backend_that_breaks_the_protocol_is_absorbed_at_the_front() {
             }
             other => panic!("{front:?}: {other:?}"),
         }
+        // An answer that cannot be read (nested too deep) but says whose it is: that call
+        // fails at once, saying so, not at the bridge's 60 s timeout (this one's is 10 s).
+        let opts = CallOptions {
+            timeout: Some(Duration::from_secs(10)),
+            ..CallOptions::default()
+        };
+        match c.call_tool("unreadable", Some("{}"), opts).await {
+            Err(Error::Rejected(r)) => {
+                assert_eq!(r.code, -32603, "{front:?}: {r}");
+                assert!(
+                    r.data
+                        .as_deref()
+                        .is_some_and(|d| d.contains("could not be read")),
+                    "{front:?}: {r}"
+                );
+            }
+            other => panic!("{front:?}: {other:?}"),
+        }
         // A flood of notifications nobody asked for and of text that is not JSON: skipped,
         // and the call's answer comes after it.
         let r = c
@@ -1052,4 +1070,40 @@ async fn a_result_s_and_a_resource_s_meta_cross_the_bridge_in_every_direction() 
         );
         c.close(Duration::from_secs(2)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_serves_only_tools_is_asked_only_for_them() {
+    // NB. A backend in a few lines of sh: it declares tools alone, and answers anything else
+    // it is asked with `{}` (a list of prompts or resources of the wrong shape): the bridge
+    // does not ask it for those, and serves its tool.
+    let script = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello from sh"}]}}\n' "$id" ;;
+    *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+  esac
+done"#;
+    let cmd = Command::new(
+        JANUS,
+        ["bridge", "--mode", "legacy", "--", "sh", "-c", script],
+    );
+    let opts = Options {
+        mode: Mode::Modern,
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    };
+    let c = Client::connect(Transport::Stdio(cmd), opts)
+        .await
+        .expect("the bridge serves");
+    let r = c
+        .call_tool("hello", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "hello from sh");
+    assert!(c.list_prompts().await.map_or(true, |p| p.is_empty()));
+    c.close(Duration::from_secs(2)).await;
 }

@@ -82,20 +82,41 @@ pub(crate) async fn front(
         .and_then(|c| c.get("resources"))
         .and_then(|r| r.get("subscribe"))
         .is_some_and(|s| s.as_str() == "true");
-    let (b, uris) = prompts_and_resources(pool, &client, b, completes).await?;
+    // NB. A backend that says which it serves is asked only for those lists (one that says
+    // nothing of itself is asked for all).
+    let serves = |what: &str| caps.is_none_or(|c| c.get(what).is_some());
+    let lists = Lists {
+        prompts: serves("prompts"),
+        resources: serves("resources"),
+        completes,
+    };
+    let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
     Ok((server, crate::watch::Wanted { uris, subscribes }))
 }
 
-/// An empty list for a list the backend refuses (it has none); its other failures stand.
+/// An empty list for a list the backend refuses (it has none) or answers with something
+/// that is no such list (logged); its other failures (it cannot be reached) stand.
 fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> {
     match e {
         janus_client::Error::Rejected(r) => {
             tracing::debug!("the backend lists no {what}: {r}");
             Ok(Vec::new())
         }
+        janus_client::Error::Protocol(why) => {
+            tracing::warn!("the backend's {what} are left out: {why}");
+            Ok(Vec::new())
+        }
         e => Err(BridgeError::Backend(e)),
     }
+}
+
+/// Which of its lists the backend is asked for, and whether it completes.
+#[derive(Clone, Copy)]
+struct Lists {
+    prompts: bool,
+    resources: bool,
+    completes: bool,
 }
 
 /// The backend's prompts and direct resources, each forwarded (and the resources' URIs). A
@@ -104,11 +125,16 @@ async fn prompts_and_resources(
     backend: &Arc<Pool>,
     client: &Client,
     mut b: janus_server_core::server::ServerBuilder,
-    completes: bool,
+    lists: Lists,
 ) -> Result<(janus_server_core::server::ServerBuilder, Vec<String>), BridgeError> {
-    let prompts = match client.list_prompts().await {
-        Ok(p) => p,
-        Err(e) => absent(e, "prompts")?,
+    let completes = lists.completes;
+    let prompts = if lists.prompts {
+        match client.list_prompts().await {
+            Ok(p) => p,
+            Err(e) => absent(e, "prompts")?,
+        }
+    } else {
+        Vec::new()
     };
     for spec in prompts {
         if completes {
@@ -163,9 +189,13 @@ async fn prompts_and_resources(
             Ok(work)
         });
     }
-    let resources = match client.list_resources().await {
-        Ok(r) => r,
-        Err(e) => absent(e, "resources")?,
+    let resources = if lists.resources {
+        match client.list_resources().await {
+            Ok(r) => r,
+            Err(e) => absent(e, "resources")?,
+        }
+    } else {
+        Vec::new()
     };
     let uris = resources.iter().map(|r| r.uri.clone()).collect();
     for spec in resources {
@@ -174,9 +204,13 @@ async fn prompts_and_resources(
             read(&backend, ctx, uri)
         });
     }
-    let templates = match client.list_resource_templates().await {
-        Ok(t) => t,
-        Err(e) => absent(e, "resource templates")?,
+    let templates = if lists.resources {
+        match client.list_resource_templates().await {
+            Ok(t) => t,
+            Err(e) => absent(e, "resource templates")?,
+        }
+    } else {
+        Vec::new()
     };
     for spec in templates {
         if completes {
