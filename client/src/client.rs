@@ -630,7 +630,7 @@ pub struct Client {
     trusted: bool,
     timeout: Duration,
     max_rounds: usize,
-    child: Option<tokio::process::Child>,
+    child: Option<transport::Process>,
 }
 
 impl std::fmt::Debug for Client {
@@ -730,7 +730,7 @@ impl Client {
     /// The client on a connection already open, its lifecycle settled.
     async fn settled(
         inner: Arc<Inner>,
-        child: Option<tokio::process::Child>,
+        child: Option<transport::Process>,
         opts: Options,
         key: Option<String>,
     ) -> Result<Self, Error> {
@@ -754,14 +754,15 @@ impl Client {
     }
 
     /// Ends the connection as the stdio transport says: the server's input is closed, its
-    /// process given `grace` to exit, then killed. Requests still waiting get
-    /// [`Error::Session`]. (Dropping the client kills a child at once.)
+    /// process given `grace` to exit, then killed, with whatever it started and left
+    /// running (its process group). Requests still waiting get [`Error::Session`].
+    /// (Dropping the client kills the process and its group at once.)
     pub async fn close(mut self, grace: Duration) {
         let _ = self.inner.out.send(BytesMut::new());
-        if let Some(mut child) = self.child.take()
-            && tokio::time::timeout(grace, child.wait()).await.is_err()
+        if let Some(mut p) = self.child.take()
+            && tokio::time::timeout(grace, p.child.wait()).await.is_err()
         {
-            let _ = child.kill().await;
+            let _ = p.child.kill().await;
         }
     }
 

@@ -158,10 +158,40 @@ impl Stderr {
 pub(crate) struct Opened {
     pub(crate) read: Box<dyn AsyncRead + Send + Unpin>,
     pub(crate) write: Box<dyn AsyncWrite + Send + Unpin>,
-    pub(crate) child: Option<tokio::process::Child>,
+    pub(crate) child: Option<Process>,
     pub(crate) stderr: Stderr,
     /// Ends when the child's stderr does.
     pub(crate) stderr_done: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// A server's process, the leader of a process group of its own: when it is dropped, what
+/// is left of the group is killed (the process itself, and whatever it started).
+pub(crate) struct Process {
+    pub(crate) child: tokio::process::Child,
+    /// The group's id (the process's own pid), while it may have members.
+    group: Option<u32>,
+}
+
+impl Process {
+    fn new(child: tokio::process::Child) -> Self {
+        let group = child.id();
+        Self { child, group }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .group
+            .take()
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            // NB. An empty group (every member exited) is ESRCH: nothing to do.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
 }
 
 /// Opens a transport.
@@ -199,6 +229,11 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .kill_on_drop(true);
+            // NB. In a group of its own, so that the whole group can be stopped: servers are
+            // often started through a wrapper (`npx`, `uv run`, `sh -c`) whose own child is
+            // the server, which killing the wrapper alone would leave running.
+            #[cfg(unix)]
+            cmd.process_group(0);
             if let Some(d) = &c.cwd {
                 cmd.current_dir(d);
             }
@@ -228,7 +263,7 @@ pub(crate) async fn open(t: Transport) -> Result<Opened, Error> {
             Ok(Opened {
                 read: Box::new(stdout),
                 write: Box::new(stdin),
-                child: Some(child),
+                child: Some(Process::new(child)),
                 stderr,
                 stderr_done: Some(done),
             })
