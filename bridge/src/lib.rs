@@ -14,6 +14,7 @@
 mod backend;
 mod forward;
 mod input;
+mod said;
 mod task;
 mod watch;
 

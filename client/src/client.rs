@@ -153,29 +153,6 @@ pub struct CallOptions {
     pub forwarded: Option<Arc<Forwarded>>,
 }
 
-/// The id of an answer that could not be parsed, when its first members say it plainly: an
-/// integer `id` before any nested value, followed by `result` or `error` (as most servers
-/// write them). `None` otherwise: a request of the server's has an id of the server's.
-fn plain_answer_id(line: &[u8]) -> Option<i64> {
-    let head = &line[..line.len().min(256)];
-    let head = match std::str::from_utf8(head) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
-    };
-    let at = head.find("\"id\"")?;
-    let before = head[..at].trim_start().strip_prefix('{')?;
-    if before.contains(['{', '[']) {
-        return None;
-    }
-    let value = head[at + 4..].trim_start().strip_prefix(':')?.trim_start();
-    let end = value
-        .find(|c: char| !c.is_ascii_digit() && c != '-')
-        .unwrap_or(value.len());
-    let id = value[..end].parse().ok()?;
-    let next = value[end..].trim_start().strip_prefix(',')?.trim_start();
-    (next.starts_with("\"result\"") || next.starts_with("\"error\"")).then_some(id)
-}
-
 /// A handle that cancels the requests it was given to ([`CallOptions::cancel`]).
 #[derive(Debug, Clone, Default)]
 pub struct Cancel(Arc<Fired>);
@@ -337,7 +314,8 @@ impl Inner {
                 );
                 // NB. An answer that cannot be read (too deep, not UTF-8, ...) but says
                 // plainly whose it is fails its request now, not at its timeout.
-                if let Some(w) = plain_answer_id(&line).and_then(|id| self.pending.remove(id)) {
+                if let Some(w) = book::plain_answer_id(&line).and_then(|id| self.pending.remove(id))
+                {
                     let why = format!("its answer could not be read: {}", e.error);
                     let _ = w.tx.send(Err(Error::Protocol(why)));
                 }
@@ -1123,31 +1101,5 @@ impl Client {
             Want::Raw,
         )
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::plain_answer_id;
-
-    #[test]
-    fn an_unreadable_answer_s_id_is_taken_only_when_it_is_plain() {
-        for (line, want) in [
-            (r#"{"jsonrpc":"2.0","id":7,"result":{"d":[[[["#, Some(7)),
-            (r#"{ "id" : -3 , "error":{"code":1}"#, Some(-3)),
-            (
-                r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":[[["#,
-                None,
-            ),
-            (r#"{"result":{"x":1},"jsonrpc":"2.0","id":7}"#, None),
-            (r#"{"jsonrpc":"2.0","id":"s","result":{}"#, None),
-            (r#"{"jsonrpc":"2.0","result":{"id":7,"result":1}"#, None),
-            ("not json", None),
-        ] {
-            assert_eq!(plain_answer_id(line.as_bytes()), want, "{line}");
-        }
-        let mut bad = br#"{"jsonrpc":"2.0","id":12,"result":{"text":""#.to_vec();
-        bad.extend_from_slice(&[0xff, 0xfe]);
-        assert_eq!(plain_answer_id(&bad), Some(12));
     }
 }

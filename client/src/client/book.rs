@@ -148,3 +148,52 @@ pub(super) async fn sweep<T: Expired>(owner: Weak<T>) {
         }
     }
 }
+
+/// The id of an answer that could not be parsed, when its first members say it plainly: an
+/// integer `id` before any nested value, followed by `result` or `error` (as most servers
+/// write them). `None` otherwise: a request of the server's has an id of the server's.
+pub(super) fn plain_answer_id(line: &[u8]) -> Option<i64> {
+    let head = &line[..line.len().min(256)];
+    let head = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let at = head.find("\"id\"")?;
+    let before = head[..at].trim_start().strip_prefix('{')?;
+    if before.contains(['{', '[']) {
+        return None;
+    }
+    let value = head[at + 4..].trim_start().strip_prefix(':')?.trim_start();
+    let end = value
+        .find(|c: char| !c.is_ascii_digit() && c != '-')
+        .unwrap_or(value.len());
+    let id = value[..end].parse().ok()?;
+    let next = value[end..].trim_start().strip_prefix(',')?.trim_start();
+    (next.starts_with("\"result\"") || next.starts_with("\"error\"")).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_answer_id;
+
+    #[test]
+    fn an_unreadable_answer_s_id_is_taken_only_when_it_is_plain() {
+        for (line, want) in [
+            (r#"{"jsonrpc":"2.0","id":7,"result":{"d":[[[["#, Some(7)),
+            (r#"{ "id" : -3 , "error":{"code":1}"#, Some(-3)),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":[[["#,
+                None,
+            ),
+            (r#"{"result":{"x":1},"jsonrpc":"2.0","id":7}"#, None),
+            (r#"{"jsonrpc":"2.0","id":"s","result":{}"#, None),
+            (r#"{"jsonrpc":"2.0","result":{"id":7,"result":1}"#, None),
+            ("not json", None),
+        ] {
+            assert_eq!(plain_answer_id(line.as_bytes()), want, "{line}");
+        }
+        let mut bad = br#"{"jsonrpc":"2.0","id":12,"result":{"text":""#.to_vec();
+        bad.extend_from_slice(&[0xff, 0xfe]);
+        assert_eq!(plain_answer_id(&bad), Some(12));
+    }
+}

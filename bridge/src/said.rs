@@ -1,0 +1,122 @@
+//! What a forwarded request says beyond its params: where its progress goes, its cancel,
+//! who the front's client is (its `clientInfo`, capabilities and `_meta` members, which the
+//! backend hears instead of the bridge's), and whether the call answers its own input.
+
+use crate::input::Inbox;
+use janus_client::{CallOptions, Cancel, Forwarded, Progress};
+use janus_server_core::Ctx;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// The options of a forwarded request: where its progress goes, its cancel, what it says of
+/// the front's client, and, when the backend says which call its input is for (a
+/// 2026-07-28 backend's `input_required`; a handshake backend's requests on a call's HTTP
+/// response stream), callbacks that put that input to its own call (a handshake backend's
+/// requests on stdio name none, and are routed by the connection's callbacks).
+pub(crate) fn call_options(
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    cancel: Cancel,
+    route: Route<'_>,
+) -> CallOptions {
+    CallOptions {
+        timeout: None,
+        progress,
+        cancel: Some(cancel),
+        tasks: false,
+        callbacks: route.own.then(|| crate::input::answering_in(route.inbox)),
+        forwarded: Some(route.forwarded),
+    }
+}
+
+/// Where a backend request's input goes, and what it says of the front request's client.
+pub(crate) struct Route<'a> {
+    pub(crate) inbox: &'a Arc<Inbox>,
+    pub(crate) forwarded: Arc<Forwarded>,
+    /// The backend's requests for input say which call they are for: the call answers its
+    /// own (else they go through the router).
+    pub(crate) own: bool,
+}
+
+/// The `_meta` keys a front request's client wrote that the bridge's client writes again
+/// for the backend (in the backend's revision): the rest go on as they came.
+const WRITTEN_AGAIN: [&str; 5] = [
+    janus_codec::era::PROGRESS_TOKEN_KEY,
+    janus_codec::era::PROTOCOL_VERSION_KEY,
+    janus_codec::era::CLIENT_INFO_KEY,
+    janus_codec::era::CLIENT_CAPABILITIES_KEY,
+    janus_codec::era::LOG_LEVEL_KEY,
+];
+
+/// What the front request's client says of itself, forwarded with its backend request: its
+/// client info and capabilities but its extensions (which a 2026-07-28 backend reads
+/// instead of the bridge's),
+/// and its other `_meta` members (a trace context, a vendor's keys; in every revision). The
+/// same client's requests share one (`said` keeps the last).
+pub(crate) fn forwarded(
+    ctx: &Ctx<'_>,
+    said: &std::sync::Mutex<Option<Arc<Forwarded>>>,
+) -> Arc<Forwarded> {
+    let info = ctx.client_info().map(|i| i.as_str());
+    // NB. But for its extensions: the front's tasks are the server core's, and the bridge's
+    // client declares what it handles itself (the tasks extension for a tool that needs it).
+    let all = ctx.client_capabilities();
+    let rest = all
+        .filter(|c| c.as_str().contains("\"extensions\"") && c.get("extensions").is_some())
+        .map(|c| {
+            let mut out = bytes::BytesMut::new();
+            out.extend_from_slice(b"{");
+            for (k, v) in c.members().into_iter().filter(|(k, _)| k != "extensions") {
+                if out.len() > 1 {
+                    out.extend_from_slice(b",");
+                }
+                janus_codec::encode::write_str(&mut out, &k);
+                out.extend_from_slice(b":");
+                out.extend_from_slice(v.as_str().as_bytes());
+            }
+            out.extend_from_slice(b"}");
+            String::from_utf8_lossy(&out).into_owned()
+        });
+    let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
+    let meta = ctx.meta().and_then(|m| {
+        if !m.has_other_members(&WRITTEN_AGAIN) {
+            return None;
+        }
+        let kept: Vec<_> = m
+            .members()
+            .into_iter()
+            .filter(|(k, _)| !WRITTEN_AGAIN.contains(&k.as_ref()))
+            .collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let mut out = bytes::BytesMut::new();
+        for (k, v) in kept {
+            out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
+            janus_codec::encode::write_str(&mut out, &k);
+            out.extend_from_slice(b":");
+            out.extend_from_slice(v.as_str().as_bytes());
+        }
+        out.extend_from_slice(b"}");
+        Some(String::from_utf8_lossy(&out).into_owned())
+    });
+    let mut last = said
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(f) = last.as_ref()
+        && meta.is_none()
+        && f.meta.is_none()
+        && f.client_info.as_deref() == info
+        && f.capabilities.as_deref() == caps
+    {
+        return Arc::clone(f);
+    }
+    let f = Arc::new(Forwarded {
+        client_info: info.map(str::to_owned),
+        capabilities: caps.map(str::to_owned),
+        meta,
+    });
+    if f.meta.is_none() {
+        *last = Some(Arc::clone(&f));
+    }
+    f
+}
