@@ -47,11 +47,26 @@ const WRITTEN_AGAIN: [&str; 5] = [
     janus_codec::era::LOG_LEVEL_KEY,
 ];
 
+/// The text of object `obj` without the members whose key `drop` names.
+fn members_but(obj: janus_codec::RawJson<'_>, drop: impl Fn(&str) -> bool) -> String {
+    let mut out = bytes::BytesMut::new();
+    out.extend_from_slice(b"{");
+    for (k, v) in obj.members().into_iter().filter(|(k, _)| !drop(k)) {
+        if out.len() > 1 {
+            out.extend_from_slice(b",");
+        }
+        janus_codec::encode::write_str(&mut out, &k);
+        out.extend_from_slice(b":");
+        out.extend_from_slice(v.as_str().as_bytes());
+    }
+    out.extend_from_slice(b"}");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// What the front request's client says of itself, forwarded with its backend request: its
-/// client info and capabilities but its extensions (which a 2026-07-28 backend reads
-/// instead of the bridge's),
-/// and its other `_meta` members (a trace context, a vendor's keys; in every revision). The
-/// same client's requests share one (`said` keeps the last).
+/// client info and capabilities but their extensions (which a 2026-07-28 backend reads
+/// instead of the bridge's), and its other `_meta` members (a trace context, a vendor's
+/// keys; in every revision). The same client's requests share one (`said` keeps the last).
 pub(crate) fn forwarded(
     ctx: &Ctx<'_>,
     said: &std::sync::Mutex<Option<Arc<Forwarded>>>,
@@ -62,43 +77,12 @@ pub(crate) fn forwarded(
     let all = ctx.client_capabilities();
     let rest = all
         .filter(|c| c.as_str().contains("\"extensions\"") && c.get("extensions").is_some())
-        .map(|c| {
-            let mut out = bytes::BytesMut::new();
-            out.extend_from_slice(b"{");
-            for (k, v) in c.members().into_iter().filter(|(k, _)| k != "extensions") {
-                if out.len() > 1 {
-                    out.extend_from_slice(b",");
-                }
-                janus_codec::encode::write_str(&mut out, &k);
-                out.extend_from_slice(b":");
-                out.extend_from_slice(v.as_str().as_bytes());
-            }
-            out.extend_from_slice(b"}");
-            String::from_utf8_lossy(&out).into_owned()
-        });
+        .map(|c| members_but(c, |k| k == "extensions"));
     let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
-    let meta = ctx.meta().and_then(|m| {
-        if !m.has_other_members(&WRITTEN_AGAIN) {
-            return None;
-        }
-        let kept: Vec<_> = m
-            .members()
-            .into_iter()
-            .filter(|(k, _)| !WRITTEN_AGAIN.contains(&k.as_ref()))
-            .collect();
-        if kept.is_empty() {
-            return None;
-        }
-        let mut out = bytes::BytesMut::new();
-        for (k, v) in kept {
-            out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
-            janus_codec::encode::write_str(&mut out, &k);
-            out.extend_from_slice(b":");
-            out.extend_from_slice(v.as_str().as_bytes());
-        }
-        out.extend_from_slice(b"}");
-        Some(String::from_utf8_lossy(&out).into_owned())
-    });
+    let meta = ctx
+        .meta()
+        .filter(|m| m.has_other_members(&WRITTEN_AGAIN))
+        .map(|m| members_but(m, |k| WRITTEN_AGAIN.contains(&k)));
     let mut last = said
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
