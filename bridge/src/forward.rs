@@ -96,19 +96,28 @@ pub(crate) async fn front(
     Ok((server, crate::watch::Wanted { uris, subscribes }))
 }
 
-/// An empty list for a list the backend refuses (it has none) or answers with something
-/// that is no such list (logged); its other failures (it cannot be reached) stand.
-fn absent<T>(e: janus_client::Error, what: &str) -> Result<Vec<T>, BridgeError> {
-    match e {
-        janus_client::Error::Rejected(r) => {
+/// A list of the backend's: none when it is not `asked` for (`list` is then never sent),
+/// empty when it refuses it (it has none) or answers with something that is no such list
+/// (logged); its other failures (it cannot be reached) stand.
+async fn listed<T>(
+    asked: bool,
+    list: impl std::future::Future<Output = Result<Vec<T>, janus_client::Error>>,
+    what: &str,
+) -> Result<Vec<T>, BridgeError> {
+    if !asked {
+        return Ok(Vec::new());
+    }
+    match list.await {
+        Ok(items) => Ok(items),
+        Err(janus_client::Error::Rejected(r)) => {
             tracing::debug!("the backend lists no {what}: {r}");
             Ok(Vec::new())
         }
-        janus_client::Error::Protocol(why) => {
+        Err(janus_client::Error::Protocol(why)) => {
             tracing::warn!("the backend's {what} are left out: {why}");
             Ok(Vec::new())
         }
-        e => Err(BridgeError::Backend(e)),
+        Err(e) => Err(BridgeError::Backend(e)),
     }
 }
 
@@ -129,14 +138,7 @@ async fn prompts_and_resources(
     lists: Lists,
 ) -> Result<(janus_server_core::server::ServerBuilder, Vec<String>), BridgeError> {
     let completes = lists.completes;
-    let prompts = if lists.prompts {
-        match client.list_prompts().await {
-            Ok(p) => p,
-            Err(e) => absent(e, "prompts")?,
-        }
-    } else {
-        Vec::new()
-    };
+    let prompts = listed(lists.prompts, client.list_prompts(), "prompts").await?;
     for spec in prompts {
         if completes {
             for a in &spec.arguments {
@@ -190,14 +192,7 @@ async fn prompts_and_resources(
             Ok(work)
         });
     }
-    let resources = if lists.resources {
-        match client.list_resources().await {
-            Ok(r) => r,
-            Err(e) => absent(e, "resources")?,
-        }
-    } else {
-        Vec::new()
-    };
+    let resources = listed(lists.resources, client.list_resources(), "resources").await?;
     let uris = resources.iter().map(|r| r.uri.clone()).collect();
     for spec in resources {
         let backend = Arc::clone(backend);
@@ -205,14 +200,12 @@ async fn prompts_and_resources(
             read(&backend, ctx, uri)
         });
     }
-    let templates = if lists.resources {
-        match client.list_resource_templates().await {
-            Ok(t) => t,
-            Err(e) => absent(e, "resource templates")?,
-        }
-    } else {
-        Vec::new()
-    };
+    let templates = listed(
+        lists.resources,
+        client.list_resource_templates(),
+        "resource templates",
+    )
+    .await?;
     for spec in templates {
         if completes {
             let vars: Vec<String> = spec.variables().map(str::to_owned).collect();

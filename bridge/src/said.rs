@@ -4,6 +4,7 @@
 
 use crate::input::Inbox;
 use janus_client::{CallOptions, Cancel, Forwarded, Progress};
+use janus_model::json::object_without;
 use janus_server_core::Ctx;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -47,22 +48,6 @@ const WRITTEN_AGAIN: [&str; 5] = [
     janus_codec::era::LOG_LEVEL_KEY,
 ];
 
-/// The text of object `obj` without the members whose key `drop` names.
-fn members_but(obj: janus_codec::RawJson<'_>, drop: impl Fn(&str) -> bool) -> String {
-    let mut out = bytes::BytesMut::new();
-    out.extend_from_slice(b"{");
-    for (k, v) in obj.members().into_iter().filter(|(k, _)| !drop(k)) {
-        if out.len() > 1 {
-            out.extend_from_slice(b",");
-        }
-        janus_codec::encode::write_str(&mut out, &k);
-        out.extend_from_slice(b":");
-        out.extend_from_slice(v.as_str().as_bytes());
-    }
-    out.extend_from_slice(b"}");
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// What the front request's client says of itself, forwarded with its backend request: its
 /// client info and capabilities but their extensions (which a 2026-07-28 backend reads
 /// instead of the bridge's), and its other `_meta` members (a trace context, a vendor's
@@ -77,12 +62,16 @@ pub(crate) fn forwarded(
     let all = ctx.client_capabilities();
     let rest = all
         .filter(|c| c.as_str().contains("\"extensions\"") && c.get("extensions").is_some())
-        .map(|c| members_but(c, |k| k == "extensions"));
+        .map(|c| {
+            object_without(c, |k| k == "extensions")
+                .map_or_else(|| "{}".to_owned(), |j| j.as_str().to_owned())
+        });
     let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
     let meta = ctx
         .meta()
         .filter(|m| m.has_other_members(&WRITTEN_AGAIN))
-        .map(|m| members_but(m, |k| WRITTEN_AGAIN.contains(&k)));
+        .and_then(|m| object_without(m, |k| WRITTEN_AGAIN.contains(&k)))
+        .map(|j| j.as_str().to_owned());
     let mut last = said
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -143,7 +143,7 @@ impl Core {
         let empty = members.iter().all(|m| m.is_empty());
         let carried = forwarded
             .and_then(|f| f.meta.as_deref())
-            .and_then(object_members);
+            .and_then(janus_model::json::object_members);
         if empty && !modern && progress.is_none() && carried.is_none() {
             return;
         }
@@ -239,13 +239,6 @@ pub struct Forwarded {
     /// object: a trace context, a vendor's keys). The caller leaves out the ones the client
     /// writes itself (`progressToken` and the envelope's).
     pub meta: Option<String>,
-}
-
-/// The members of a JSON object's text without its braces; `None` for an empty one or
-/// text that is no object.
-fn object_members(json: &str) -> Option<&str> {
-    let inner = json.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
-    (!inner.is_empty()).then_some(inner)
 }
 
 /// One line the server sent.

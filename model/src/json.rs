@@ -117,6 +117,32 @@ impl TryFrom<String> for Json {
     }
 }
 
+/// The members of a JSON object's text without its braces; `None` for an empty object or
+/// text that is no object.
+#[must_use]
+pub fn object_members(json: &str) -> Option<&str> {
+    let inner = json.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// Object `obj` without the members whose key `drop` names, its other members as sent;
+/// `None` when none is left.
+#[must_use]
+pub fn object_without(obj: janus_codec::RawJson<'_>, drop: impl Fn(&str) -> bool) -> Option<Json> {
+    let mut out = bytes::BytesMut::new();
+    for (k, v) in obj.members().into_iter().filter(|(k, _)| !drop(k)) {
+        out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
+        janus_codec::encode::write_str(&mut out, &k);
+        out.extend_from_slice(b":");
+        out.extend_from_slice(v.as_str().as_bytes());
+    }
+    if out.is_empty() {
+        return None;
+    }
+    out.extend_from_slice(b"}");
+    Some(Json::from_written(&out))
+}
+
 /// A JSON-RPC error, as a handler answers a request with it instead of a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcError {

@@ -120,8 +120,7 @@ pub fn meta_without_stamp(meta: RawJson<'_>) -> Option<Json> {
     }
     let text = meta.as_str();
     if !text.contains(SERVER_INFO_KEY) {
-        let empty = text[1..text.len() - 1].trim().is_empty();
-        return (!empty).then(|| Json::from_raw(meta));
+        return crate::json::object_members(text).map(|_| Json::from_raw(meta));
     }
     // NB. The common case, the stamp alone (compact), is seen without a walk of its own.
     if let Some(rest) = text
@@ -133,19 +132,5 @@ pub fn meta_without_stamp(meta: RawJson<'_>) -> Option<Json> {
     {
         return None;
     }
-    let mut out = bytes::BytesMut::new();
-    for (k, v) in meta.members() {
-        if k == SERVER_INFO_KEY {
-            continue;
-        }
-        out.extend_from_slice(if out.is_empty() { b"{" } else { b"," });
-        janus_codec::encode::write_str(&mut out, &k);
-        out.extend_from_slice(b":");
-        out.extend_from_slice(v.as_str().as_bytes());
-    }
-    if out.is_empty() {
-        return None;
-    }
-    out.extend_from_slice(b"}");
-    Some(Json::from_written(&out))
+    crate::json::object_without(meta, |k| k == SERVER_INFO_KEY)
 }

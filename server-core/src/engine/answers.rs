@@ -50,6 +50,8 @@ pub(crate) fn begin_tool_result(out: &mut BytesMut) {
     out.extend_from_slice(br#"{"content":["#);
 }
 
+use janus_model::json::object_members;
+
 /// What ends a tool result after its blocks ([`end_tool_result`]).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct ResultTail<'a> {
@@ -60,13 +62,6 @@ pub(crate) struct ResultTail<'a> {
     pub(crate) meta: Option<&'a str>,
     /// The task a `tasks/result` answer is related to (the 2025-11-25 tasks).
     pub(crate) related_task: Option<&'a str>,
-}
-
-/// The members of a `_meta` object, without its braces; `None` for an empty one or a value
-/// that is no object.
-fn meta_members(meta: &str) -> Option<&str> {
-    let inner = meta.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
-    (!inner.is_empty()).then_some(inner)
 }
 
 /// Ends a tool result begun with [`begin_tool_result`]: `]`, `structuredContent` (2025-06-18
@@ -90,13 +85,13 @@ pub(crate) fn end_tool_result(
     // NB. A stamp the tool gave in its own `_meta` would be the key twice: the answer's
     // stands (the model reads results without it).
     let cleaned;
-    let own = match t.meta.and_then(meta_members) {
+    let own = match t.meta.and_then(object_members) {
         Some(m) if m.contains(janus_codec::era::SERVER_INFO_KEY) => {
             cleaned = t
                 .meta
                 .and_then(|j| janus_codec::RawJson::parse(j).ok())
                 .and_then(janus_model::result::meta_without_stamp);
-            cleaned.as_ref().and_then(|j| meta_members(j.as_str()))
+            cleaned.as_ref().and_then(|j| object_members(j.as_str()))
         }
         other => other,
     };
