@@ -656,7 +656,9 @@ fn run_bridge(
                     .map_err(std::io::Error::other)??;
             }
         }
-        drop(bridge);
+        // NB. Every front request was answered: the backend is asked to end (its input
+        // closed), not killed, so that it can finish what it does at its end.
+        bridge.close(std::time::Duration::from_secs(1)).await;
         Ok::<bool, std::io::Error>(true)
     });
     // NB. Not in the background: the tasks are dropped before the process ends, so the

@@ -122,6 +122,20 @@ impl Backend {
         }
     }
 
+    /// Stops keeping the connection up (it is not made again from now on), and gives it
+    /// back, if there is one.
+    pub(crate) fn stop(&self) -> Option<Arc<Client>> {
+        self.transport
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        self.restarting.store(true, Ordering::Release);
+        self.current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
     /// The transport again, for a new connection.
     fn again(&self) -> Option<Transport> {
         self.transport
@@ -251,6 +265,11 @@ impl Pool {
         self.members
             .iter()
             .find_map(|b| Some((Arc::clone(b), b.router().resume(token, given)?)))
+    }
+
+    /// Every connection, as they are now.
+    pub(crate) fn members(&self) -> &[Arc<Backend>] {
+        &self.members
     }
 
     /// Every connection up, and how many times they were made again, in all.

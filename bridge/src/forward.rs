@@ -465,7 +465,9 @@ impl janus_server_core::tools::AsyncTool for Forward {
                     match client.call_tool(&name, args, opts(declared)).await {
                         Err(janus_client::Error::Rejected(r)) if !declared && needs_tasks(&r) => {
                             declares.store(true, Relaxed);
-                            client.call_tool(&name, args, opts(true)).await
+                            // NB. Boxed: the rare second call would double the size of
+                            // every call's future (moved into its box on each call).
+                            Box::pin(client.call_tool(&name, args, opts(true))).await
                         }
                         other => other,
                     }

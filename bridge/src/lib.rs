@@ -125,6 +125,20 @@ impl Bridge {
         self.pool.status()
     }
 
+    /// Ends the bridge's backend connections, all at once, as the stdio transport's
+    /// shutdown asks: each backend's input is closed (an HTTP session is ended with
+    /// `DELETE`) and its process given `grace` to exit, then SIGTERM and `grace` again, then
+    /// SIGKILL ([`Client::shutdown`]). A backend is no longer restarted from the call on.
+    /// For the end of serving: the front's requests still waiting get `-32603`.
+    /// (Dropping the bridge kills a stdio backend at once.)
+    pub async fn close(self, grace: std::time::Duration) {
+        let mut ending = tokio::task::JoinSet::new();
+        for client in self.pool.members().iter().filter_map(|b| b.stop()) {
+            ending.spawn(async move { client.shutdown(grace).await });
+        }
+        while ending.join_next().await.is_some() {}
+    }
+
     /// A handle on [`Bridge::status`] that does not keep the bridge alive (`None` once it
     /// is gone).
     pub fn watch(&self) -> impl Fn() -> Option<BackendStatus> + Send + Sync + 'static {

@@ -243,6 +243,8 @@ struct Inner {
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Progress>>>,
     /// Why the connection ended, once it has.
     closed: Mutex<Option<String>>,
+    /// Wakes who waits for the connection to end ([`Client::shutdown`]).
+    ended: tokio::sync::Notify,
     callbacks: Callbacks,
     stderr: Stderr,
     tokens: AtomicU64,
@@ -278,6 +280,7 @@ impl Inner {
             pending: Book::new(),
             progress: Mutex::new(HashMap::new()),
             closed: Mutex::new(None),
+            ended: tokio::sync::Notify::new(),
             callbacks,
             stderr,
             tokens: AtomicU64::new(0),
@@ -489,6 +492,7 @@ impl Inner {
             let _ = w.tx.send(Err(self.closed_error()));
         }
         lock(&self.progress).clear();
+        self.ended.notify_waiters();
     }
 }
 
@@ -732,15 +736,54 @@ impl Client {
     }
 
     /// Ends the connection as the stdio transport says: the server's input is closed, its
-    /// process given `grace` to exit, then killed, with whatever it started and left
-    /// running (its process group). Requests still waiting get [`Error::Session`].
-    /// (Dropping the client kills the process and its group at once.)
+    /// process given `grace` to exit, then sent SIGTERM and given `grace` again, then
+    /// killed, with whatever it started and left running (its process group). Requests
+    /// still waiting get [`Error::Session`]. (Dropping the client kills the process and its
+    /// group at once.)
     pub async fn close(mut self, grace: Duration) {
         let _ = self.inner.out.send(BytesMut::new());
         if let Some(mut p) = self.child.take()
             && tokio::time::timeout(grace, p.child.wait()).await.is_err()
         {
-            let _ = p.child.kill().await;
+            tracing::debug!("the server did not exit when its input closed: SIGTERM");
+            p.terminate();
+            if tokio::time::timeout(grace, p.child.wait()).await.is_err() {
+                let _ = p.child.kill().await;
+            }
+        }
+    }
+
+    /// [`Client::close`] for a client that is shared (a bridge's, whose requests hold it
+    /// too): the server's input is closed (an HTTP session is ended with `DELETE`), and a
+    /// server's process is given `grace` to exit; one still running is then sent SIGTERM,
+    /// with whatever it started (its process group), and given `grace` again, as the stdio
+    /// transport's shutdown asks. What is left is killed when the last holder drops the
+    /// client. Requests still waiting get [`Error::Session`].
+    pub async fn shutdown(&self, grace: Duration) {
+        let _ = self.inner.out.send(BytesMut::new());
+        let Some(p) = &self.child else {
+            return;
+        };
+        if self.ended_within(grace).await {
+            return;
+        }
+        tracing::debug!("the server did not exit when its input closed: SIGTERM");
+        p.terminate();
+        self.ended_within(grace).await;
+    }
+
+    /// Waits at most `grace` for the connection to end (a process's output to close): true
+    /// when it did.
+    async fn ended_within(&self, grace: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let ended = self.inner.ended.notified();
+            if self.is_closed() {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                return self.is_closed();
+            }
         }
     }
 
@@ -815,8 +858,9 @@ impl Client {
             lock(&self.inner.core).set_version(version);
         }
         let envelope = envelope.map(|_| version);
-        self.send(method, members, envelope, timeout, again, want)
-            .await
+        // NB. Boxed: the rare second attempt would double the size of every request's
+        // future.
+        Box::pin(self.send(method, members, envelope, timeout, again, want)).await
     }
 
     /// One request on the wire, and its answer.

@@ -177,6 +177,18 @@ impl Process {
         let group = child.id();
         Self { child, group }
     }
+
+    /// Sends SIGTERM to the group (the process and whatever it started).
+    pub(crate) fn terminate(&self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .group
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+        }
+    }
 }
 
 impl Drop for Process {

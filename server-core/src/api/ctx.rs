@@ -125,7 +125,9 @@ pub struct CancelSignal(Arc<CancelState>);
 #[derive(Debug, Default)]
 struct CancelState {
     cancelled: AtomicBool,
-    wakers: Mutex<Vec<Waker>>,
+    /// NB. Inline room for one: a request's work waits on its signal from one place (a
+    /// vector would allocate for every job that waits).
+    wakers: Mutex<smallvec::SmallVec<[Waker; 1]>>,
 }
 
 impl CancelSignal {
