@@ -1,7 +1,8 @@
 //! What a front request says beyond its arguments reaches the backend behind `janus bridge`:
 //! its `_meta` members (a trace context) in every revision, and, to a 2026-07-28 backend,
 //! its client's info and capabilities instead of the bridge's (but for the extensions,
-//! which the bridge's own client declares).
+//! which the bridge's own client declares); a completion's too, and the backend's `total` and
+//! `hasMore` come back.
 
 use janus_client::{CallOptions, Client, Forwarded, Mode, Options, Transport};
 use std::sync::Arc;
@@ -123,5 +124,62 @@ async fn a_legacy_session_s_client_is_the_one_a_modern_backend_hears_of() {
         meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
         "{meta}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_completion_goes_on_with_its_meta_and_comes_back_with_the_backend_s_count() {
+    let dir = std::env::temp_dir().join(format!("janus-bridge-complete-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for back in ["legacy", "modern"] {
+        let heard = dir.join(format!("{back}.jsonl"));
+        let _ = std::fs::remove_file(&heard);
+        let cmd = bridge_copying(back, "faults", &heard);
+        let opts = Options {
+            mode: Mode::Modern,
+            name: "front-app".into(),
+            timeout: Duration::from_secs(20),
+            ..Options::default()
+        };
+        let c = Client::connect(Transport::Stdio(cmd), opts)
+            .await
+            .expect("the bridge serves");
+        let o = CallOptions {
+            forwarded: Some(Arc::new(Forwarded {
+                meta: Some(r#"{"traceparent":"00-77aa-00bb-01"}"#.into()),
+                ..Forwarded::default()
+            })),
+            ..CallOptions::default()
+        };
+        let got = c
+            .complete_with(
+                janus_client::CompletionRef::Prompt("hang"),
+                "word",
+                "w",
+                &[],
+                o,
+            )
+            .await
+            .unwrap();
+        // NB. The backend has 5,000 and gave 100: the front's client hears of the rest.
+        assert_eq!(got.values.len(), 100, "{back}");
+        assert_eq!(got.values[0], "w0", "{back}");
+        assert_eq!((got.total, got.has_more), (Some(5000), true), "{back}");
+        c.close(Duration::from_secs(2)).await;
+
+        let asked: Vec<_> = lines_of(&heard)
+            .into_iter()
+            .filter(|l| l["method"] == "completion/complete")
+            .collect();
+        assert_eq!(asked.len(), 1, "{back}: {asked:?}");
+        let meta = &asked[0]["params"]["_meta"];
+        assert_eq!(meta["traceparent"], "00-77aa-00bb-01", "{back}: {meta}");
+        if back == "modern" {
+            assert_eq!(
+                meta["io.modelcontextprotocol/clientInfo"]["name"], "front-app",
+                "{meta}"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -243,7 +243,7 @@ impl Completer {
 }
 
 impl AsyncComplete for Completer {
-    fn complete(&self, _: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
+    fn complete(&self, ctx: &Ctx<'_>, req: &CompletionRequest<'_>) -> Result<ValuesFuture, Halt> {
         let (argument, value) = (req.argument().to_owned(), req.value().to_owned());
         let context: Vec<(String, String)> = req
             .context()
@@ -254,14 +254,22 @@ impl AsyncComplete for Completer {
                     .collect()
             })
             .unwrap_or_default();
-        let (backend, template, target) = (
+        let (pool, template, target) = (
             Arc::clone(&self.backend),
             self.template,
             Arc::clone(&self.target),
         );
+        // NB. What the front's client says of itself goes on as for a call; a cancel at the
+        // front drops this work, and with it the backend request (which the client then
+        // cancels at the backend).
+        let forwarded = forwarded(ctx, &pool.said);
         Ok(Box::pin(async move {
-            let backend = backend.pick();
+            let backend = pool.pick();
             let client = connected(backend)?;
+            let opts = CallOptions {
+                forwarded: Some(forwarded),
+                ..CallOptions::default()
+            };
             let reference = if template {
                 janus_client::CompletionRef::Template(&target)
             } else {
@@ -271,8 +279,9 @@ impl AsyncComplete for Completer {
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect();
+            // NB. The backend's `total` and `hasMore` go on as it said them.
             client
-                .complete(reference, &argument, &value, &context)
+                .complete_with(reference, &argument, &value, &context, opts)
                 .await
                 .map_err(|e| halted(backend, &e))
         }))

@@ -65,7 +65,7 @@ pub use json::{canonical, compact};
 pub use result::{CallResult, Content};
 pub use spec::{Annotations, SafetyClass, TaskSupport, ToolSpec};
 pub use surface::{
-    CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
+    Completion, CompletionRef, Prompt, PromptArgument, PromptMessages, Resource, ResourceContents,
     ResourceTemplate,
 };
 pub use tls::Tls;

@@ -6,6 +6,8 @@ use crate::core::members_of;
 use crate::error::Error;
 use janus_model::resource::Contents;
 
+/// What `completion/complete` gave: the model's.
+pub use janus_model::complete::Completion;
 /// One argument of a prompt: the model's.
 pub use janus_model::prompt::PromptArgument;
 /// What `prompts/get` gave: the model's.
@@ -158,6 +160,25 @@ impl Client {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<Vec<String>, Error> {
+        self.complete_with(reference, argument, value, context, CallOptions::default())
+            .await
+            .map(|c| c.values)
+    }
+
+    /// [`Client::complete`] with options, and all the server said: the values, and its
+    /// `total` and `hasMore`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::request`]; [`Error::Protocol`] for a result without `completion.values`.
+    pub async fn complete_with(
+        &self,
+        reference: CompletionRef<'_>,
+        argument: &str,
+        value: &str,
+        context: &[(&str, &str)],
+        opts: CallOptions,
+    ) -> Result<Completion, Error> {
         let r = match reference {
             CompletionRef::Prompt(n) => {
                 format!(r#"{{"type":"ref/prompt",{}}}"#, members_of(&[("name", n)]))
@@ -177,18 +198,8 @@ impl Client {
             ));
         }
         let reply = self
-            .complete_request("completion/complete", &m, CallOptions::default())
+            .complete_request("completion/complete", &m, opts)
             .await?;
-        let values = reply
-            .result()
-            .get("completion")
-            .and_then(|c| c.get("values"))
-            .filter(|v| v.is_array())
-            .ok_or_else(|| Error::Protocol("a completion result without values".into()))?;
-        Ok(values
-            .elements()
-            .into_iter()
-            .filter_map(|v| v.as_string().map(std::borrow::Cow::into_owned))
-            .collect())
+        Completion::read(reply.result()).map_err(Error::Protocol)
     }
 }

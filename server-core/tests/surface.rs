@@ -405,7 +405,7 @@ async fn completions_and_template_reads_whose_answer_comes_later_run_as_jobs() {
                 let typed = req.value().to_owned();
                 let work: janus_server_core::complete::ValuesFuture = Box::pin(async move {
                     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-                    Ok(vec![format!("{typed}1"), format!("{typed}2")])
+                    Ok(vec![format!("{typed}1"), format!("{typed}2")].into())
                 });
                 Ok(work)
             },

@@ -11,8 +11,7 @@ use crate::api::halt::Halt;
 use janus_codec::RawJson;
 use janus_model::json::RpcError;
 
-/// The most values one answer holds (the specification's limit).
-pub const MAX_VALUES: usize = 100;
+pub use janus_model::complete::{Completion, MAX_VALUES};
 
 /// What a completion is asked for.
 #[derive(Debug, Clone, Copy)]
@@ -63,8 +62,9 @@ pub trait Complete: Send + Sync + 'static {
     }
 }
 
-/// The future of an asynchronous completion: the candidates, best first.
-pub type ValuesFuture = BoxFuture<Result<Vec<String>, Halt>>;
+/// The future of an asynchronous completion: the candidates, best first, and what the
+/// handler knows of the rest (a `Vec<String>` of them all goes `.into()` one).
+pub type ValuesFuture = BoxFuture<Result<Completion, Halt>>;
 
 /// A completion handler whose answer comes later: it copies what it needs of the request
 /// and returns the work, which the driver runs as a job.

@@ -3,7 +3,7 @@
 //! info stamp and caching hints from 2026-07-28).
 
 use super::Connection;
-use crate::api::complete::{CompletionRequest, MAX_VALUES};
+use crate::api::complete::{Completion, CompletionRequest};
 use crate::api::ctx::{Ctx, LogLevel};
 use crate::api::halt::Halt;
 use crate::api::prompts::{PromptArgs, PromptMessages};
@@ -561,8 +561,7 @@ impl Connection {
         {
             drop(cat);
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| h.start(ctx, &req))
-                    .map(|fut| later(fut, |body, v| write_values(body, v)))
+                guarded(|| h.start(ctx, &req)).map(|fut| later(fut, |body, c| c.write(body)))
             };
             self.start_later(id, msg, shape, None, slot, None, started, out);
             return;
@@ -581,29 +580,11 @@ impl Connection {
         };
         encode::begin_result(out, id);
         let mut body = BytesMut::new();
-        write_values(&mut body, &values);
+        Completion::from(values).write(&mut body);
         out.extend_from_slice(&body[..body.len() - 1]);
         answers::end_result(out, server, shape, ResultType::Complete);
         encode::end_message(out);
     }
-}
-
-/// `{"completion":{"values":[...],"total":N,"hasMore":B}}`: at most [`MAX_VALUES`] values.
-fn write_values(out: &mut BytesMut, values: &[String]) {
-    out.extend_from_slice(br#"{"completion":{"values":["#);
-    for (i, v) in values.iter().take(MAX_VALUES).enumerate() {
-        if i > 0 {
-            out.put_u8(b',');
-        }
-        encode::write_str(out, v);
-    }
-    out.extend_from_slice(br#"],"total":"#);
-    encode::write_i64(out, i64::try_from(values.len()).unwrap_or(i64::MAX));
-    out.extend_from_slice(if values.len() > MAX_VALUES {
-        br#","hasMore":true}}"#
-    } else {
-        br#","hasMore":false}}"#
-    });
 }
 
 /// The work of a handler whose answer comes later: its output encoded by `write` into the
