@@ -1031,7 +1031,7 @@ fn a_legacy_backend_s_questions_asked_at_once_are_one_round() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_result_s_and_a_resource_s_meta_cross_the_bridge_in_every_direction() {
+async fn a_result_s_a_resource_s_and_a_prompt_s_meta_cross_the_bridge_in_every_direction() {
     // NB. The backend's tool gives a `_meta` of its own with a stamp's key in it: the members
     // reach the front's client, and the stamp is the one that answered it (the bridge's, in
     // the backend's name).
@@ -1066,6 +1066,14 @@ async fn a_result_s_and_a_resource_s_meta_cross_the_bridge_in_every_direction() 
         assert_eq!(
             read[0].meta.as_ref().map(janus_model::json::Json::as_str),
             Some(r#"{"ui":{"prefersBorder":true}}"#),
+            "{front:?} front, {back} backend"
+        );
+        // And a prompt's result its own (the stamp's key in it is the answer's).
+        let got = c.get_prompt("meta", &[]).await.unwrap();
+        assert_eq!(got.messages.len(), 1);
+        assert_eq!(
+            got.meta.as_ref().map(janus_model::json::Json::as_str),
+            Some(r#"{"example.com/p":"q"}"#),
             "{front:?} front, {back} backend"
         );
         c.close(Duration::from_secs(2)).await;

@@ -94,6 +94,9 @@ pub struct PromptMessages {
     pub description: Option<String>,
     /// The messages: who says it, and what.
     pub messages: Vec<(Role, Content)>,
+    /// The result's own `_meta` object (without a server's stamp): written by a server
+    /// beside its stamp ([`crate::shape::write_prompt_messages`] leaves it to the server).
+    pub meta: Option<Json>,
 }
 
 impl PromptMessages {
@@ -168,7 +171,7 @@ impl PromptMessages {
     ///
     /// Why it is no such result: no `messages` array, a message without its role or content.
     pub fn read(result: RawJson<'_>) -> Result<Self, String> {
-        let [description, messages] = result.get_many(["description", "messages"]);
+        let [description, messages, meta] = result.get_many(["description", "messages", "_meta"]);
         let messages = messages
             .filter(|m| m.is_array())
             .ok_or("a prompts/get result without messages")?
@@ -187,6 +190,7 @@ impl PromptMessages {
         Ok(Self {
             description: string(description),
             messages,
+            meta: meta.and_then(crate::result::meta_without_stamp),
         })
     }
 }

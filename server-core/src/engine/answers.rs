@@ -82,28 +82,50 @@ pub(crate) fn end_tool_result(
     if t.is_error {
         out.extend_from_slice(br#","isError":true"#);
     }
-    // NB. A stamp the tool gave in its own `_meta` would be the key twice: the answer's
+    end_result_with_meta(
+        out,
+        server,
+        shape,
+        ResultType::Complete,
+        t.meta,
+        t.related_task,
+    );
+}
+
+/// Ends a result object: its `_meta` (a handler's own members, the task it is related to,
+/// and the modern stamp, in one object) and the rest of the modern stamp.
+pub(crate) fn end_result_with_meta(
+    out: &mut BytesMut,
+    server: &Server,
+    shape: Shape,
+    kind: ResultType,
+    meta: Option<&str>,
+    related_task: Option<&str>,
+) {
+    // NB. A stamp the handler gave in its own `_meta` would be the key twice: the answer's
     // stands (the model reads results without it).
     let cleaned;
-    let own = match t.meta.and_then(object_members) {
+    let own = match meta.and_then(object_members) {
         Some(m) if m.contains(janus_codec::era::SERVER_INFO_KEY) => {
-            cleaned = t
-                .meta
+            cleaned = meta
                 .and_then(|j| janus_codec::RawJson::parse(j).ok())
                 .and_then(janus_model::result::meta_without_stamp);
             cleaned.as_ref().and_then(|j| object_members(j.as_str()))
         }
         other => other,
     };
-    if own.is_none() && t.related_task.is_none() {
-        end_result(out, server, shape, ResultType::Complete);
+    if own.is_none() && related_task.is_none() {
+        end_result(out, server, shape, kind);
         return;
     }
-    out.extend_from_slice(br#","_meta":{"#);
+    if out.last() != Some(&b'{') {
+        out.put_u8(b',');
+    }
+    out.extend_from_slice(br#""_meta":{"#);
     if let Some(m) = own {
         out.extend_from_slice(m.as_bytes());
     }
-    if let Some(task) = t.related_task {
+    if let Some(task) = related_task {
         if own.is_some() {
             out.put_u8(b',');
         }
@@ -117,7 +139,7 @@ pub(crate) fn end_tool_result(
         out.put_u8(b':');
         out.extend_from_slice(server.info_json.as_bytes());
         out.extend_from_slice(br#"},"resultType":""#);
-        out.extend_from_slice(ResultType::Complete.as_str().as_bytes());
+        out.extend_from_slice(kind.as_str().as_bytes());
         out.extend_from_slice(b"\"}");
     } else {
         out.extend_from_slice(b"}}");

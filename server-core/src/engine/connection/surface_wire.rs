@@ -226,7 +226,8 @@ impl Connection {
             let started = |ctx: &Ctx<'_>| {
                 guarded(|| handler.start(ctx, args)).map(|fut| {
                     later(fut, move |body, m| {
-                        shape::write_prompt_messages(body, shape, m)
+                        shape::write_prompt_messages(body, shape, &m);
+                        m.meta
                     })
                 })
             };
@@ -243,7 +244,8 @@ impl Connection {
         let mut body = BytesMut::new();
         shape::write_prompt_messages(&mut body, shape, &messages);
         out.extend_from_slice(&body[..body.len() - 1]);
-        answers::end_result(out, server, shape, ResultType::Complete);
+        let meta = messages.meta.as_ref().map(janus_model::json::Json::as_str);
+        answers::end_result_with_meta(out, server, shape, ResultType::Complete, meta, None);
         encode::end_message(out);
     }
 
@@ -389,7 +391,12 @@ impl Connection {
                     LaterRead::Resource(h) => h.start(ctx, &owned),
                     LaterRead::Template(h, vars) => h.start(ctx, &owned, vars),
                 })
-                .map(|fut| later(fut, |body, c: &Contents| c.write(body)))
+                .map(|fut| {
+                    later(fut, |body, c: Contents| {
+                        c.write(body);
+                        None
+                    })
+                })
             };
             self.start_later(
                 id,
@@ -561,7 +568,12 @@ impl Connection {
         {
             drop(cat);
             let started = |ctx: &Ctx<'_>| {
-                guarded(|| h.start(ctx, &req)).map(|fut| later(fut, |body, c| c.write(body)))
+                guarded(|| h.start(ctx, &req)).map(|fut| {
+                    later(fut, |body, c: Completion| {
+                        c.write(body);
+                        None
+                    })
+                })
             };
             self.start_later(id, msg, shape, None, slot, None, started, out);
             return;
@@ -588,18 +600,20 @@ impl Connection {
 }
 
 /// The work of a handler whose answer comes later: its output encoded by `write` into the
-/// result object, carried to the job's end as a tool result's structured part.
+/// result object, carried to the job's end as a tool result's structured part (and the
+/// result's own `_meta`, which `write` gives back, as the tool result's).
 fn later<T: Send + 'static>(
     fut: crate::api::ctx::BoxFuture<Result<T, Halt>>,
-    write: impl FnOnce(&mut BytesMut, &T) + Send + 'static,
+    write: impl FnOnce(&mut BytesMut, T) -> Option<janus_model::json::Json> + Send + 'static,
 ) -> crate::api::tools::ToolFuture {
     Box::pin(async move {
         let value = fut.await?;
         let mut body = BytesMut::new();
-        write(&mut body, &value);
+        let meta = write(&mut body, value);
         Ok(crate::api::tools::ToolResult {
             content: Vec::new(),
             structured: Some(janus_model::json::Json::from_written(&body)),
+            meta,
             ..crate::api::tools::ToolResult::default()
         })
     })
@@ -630,7 +644,15 @@ impl Connection {
                 if uri.is_some() && shape.modern() {
                     answers::write_cache_hints(out, &self.server);
                 }
-                answers::end_result(out, &self.server, shape, ResultType::Complete);
+                let meta = r.meta.as_ref().map(janus_model::json::Json::as_str);
+                answers::end_result_with_meta(
+                    out,
+                    &self.server,
+                    shape,
+                    ResultType::Complete,
+                    meta,
+                    None,
+                );
                 encode::end_message(out);
             }
             crate::engine::connection::jobs::ToolEnd::Finished(Err(e)) => {
