@@ -25,6 +25,7 @@ fn options(mode: Mode, tasks: bool) -> Options {
     Options {
         mode,
         tasks,
+        name: "front-host".into(),
         callbacks: answering(),
         timeout: Duration::from_secs(20),
         cache: janus_client::AutoCache::default(),
@@ -98,6 +99,14 @@ async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
     assert!(
         !calls_of("confirm_delete").iter().any(|l| declared(l)),
         "{sent:?}"
+    );
+    // The bridge's waits speak for the front's client, as its calls do, and declare the
+    // extension they need.
+    let polls: Vec<_> = sent.iter().filter(|l| l["method"] == "tasks/get").collect();
+    assert!(
+        polls.iter().all(|l| declared(l)
+            && l["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"] == "front-host"),
+        "{polls:?}"
     );
     // A call cancelled at the front cancels the backend's task, with tasks/cancel.
     let cancel = Cancel::new();

@@ -57,7 +57,14 @@ impl Client {
                 .await?;
             match reply.kind.check()? {
                 ResultType::Complete => return Ok(reply),
-                ResultType::Task => return self.await_task(&reply, cancel, answerer).await,
+                ResultType::Task => {
+                    let to = super::tasks::Waiting {
+                        cancel,
+                        callbacks: answerer,
+                        forwarded,
+                    };
+                    return self.await_task(&reply, to).await;
+                }
                 _ => retry = self.answer_inputs(reply.result(), None, answerer).await?,
             }
         }

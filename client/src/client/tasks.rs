@@ -46,11 +46,21 @@ impl Drop for Outstanding {
 
 /// The options of a request about a task: the extension declared, as on every one of them
 /// (a server refuses `tasks/*` to a client that does not declare it).
-fn declaring() -> super::CallOptions {
+fn declaring(forwarded: Option<&Arc<crate::core::Forwarded>>) -> super::CallOptions {
     super::CallOptions {
         tasks: true,
+        forwarded: forwarded.cloned(),
         ..super::CallOptions::default()
     }
+}
+
+/// How a task is waited for: the request's cancel, what answers the task's requests for
+/// input, and what the request said for a client it forwards (each `tasks/*` request says
+/// it again, as the task's own requestor).
+pub(super) struct Waiting<'a> {
+    pub(super) cancel: Option<Cancel>,
+    pub(super) callbacks: &'a crate::input::Callbacks,
+    pub(super) forwarded: Option<Arc<crate::core::Forwarded>>,
 }
 
 /// The pause a task's `pollIntervalMs` asks, within [`POLL_BOUNDS`].
@@ -83,12 +93,12 @@ impl Client {
     /// Waits for the task `made` names (a request's `resultType: "task"` answer) and returns
     /// what the request would have: the task's `result` once `completed`, its `error` once
     /// `failed`.
-    pub(super) async fn await_task(
-        &self,
-        made: &Reply,
-        cancel: Option<Cancel>,
-        callbacks: &crate::input::Callbacks,
-    ) -> Result<Reply, Error> {
+    pub(super) async fn await_task(&self, made: &Reply, to: Waiting<'_>) -> Result<Reply, Error> {
+        let Waiting {
+            cancel,
+            callbacks,
+            forwarded,
+        } = to;
         let created = made.result();
         let id = created
             .get("taskId")
@@ -118,7 +128,7 @@ impl Client {
                     &[&members],
                     None,
                     self.timeout,
-                    Some(declaring()),
+                    Some(declaring(forwarded.as_ref())),
                     super::Want::Raw,
                 )
                 .await?;
@@ -139,7 +149,7 @@ impl Client {
                             &update,
                             None,
                             self.timeout,
-                            Some(declaring()),
+                            Some(declaring(forwarded.as_ref())),
                             super::Want::Raw,
                         )
                         .await?;
