@@ -1,7 +1,8 @@
 //! `janus serve --http --metrics ADDR`: `/metrics` counts requests by method, era and
 //! outcome and times them, times the store; `/healthz` and `/readyz`; on SIGTERM the replica
 //! is not ready first (while it still serves), then drains and exits 0. `janus bridge
-//! --metrics ADDR`: the backend connected, and connected again.
+//! --metrics ADDR`: the backend connected, and connected again; a bridge that ends ends its
+//! HTTP backend's session.
 
 mod support;
 
@@ -264,4 +265,46 @@ fn a_bridge_reports_its_backend_and_is_ready_only_while_it_is_connected() {
     });
     assert_eq!(get(&metrics, "/readyz").0, 200);
     assert_eq!(echo(&addr, 3, "d")["result"]["content"][0]["text"], "d");
+}
+
+#[test]
+fn a_bridge_that_ends_ends_its_http_backend_s_session() {
+    // NB. A handshake session at the backend: the bridge's DELETE is what ends it.
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let backend = HttpServe::start(&["--metrics", &metrics]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    let mut bridge = std::process::Command::new(support::janus_bin())
+        .args(["bridge", "--mode", "legacy", "--upstream", &upstream])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = bridge.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(bridge.stdout.take().unwrap());
+    let call = web::modern(
+        1,
+        "tools/call",
+        r#""name":"echo","arguments":{"text":"hi"}"#,
+        "{}",
+    );
+    std::io::Write::write_all(&mut input, format!("{call}\n").as_bytes()).unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "hi", "{answer}");
+    until(&metrics, "a session", |p| {
+        sample(p, "janus_http_sessions") == 1.0
+    });
+    // The bridge's input ends: it ends, and its backend's session with it.
+    drop(input);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while bridge.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the bridge did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(bridge.wait().unwrap().success());
+    // NB. At once: the bridge waited for its DELETE to be answered.
+    let (_, page) = get(&metrics, "/metrics");
+    assert_eq!(sample(&page, "janus_http_sessions"), 0.0, "{page}");
 }

@@ -762,6 +762,8 @@ impl Client {
     pub async fn shutdown(&self, grace: Duration) {
         let _ = self.inner.out.send(BytesMut::new());
         let Some(p) = &self.child else {
+            // NB. Over HTTP the connection ends once the session's DELETE is answered.
+            self.ended_within(grace).await;
             return;
         };
         if self.ended_within(grace).await {

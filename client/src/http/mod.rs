@@ -188,6 +188,8 @@ pub(crate) async fn writer(
         }
     }
     shared.goodbye().await;
+    // NB. Ended once its session is: who waits for the close hears of it.
+    (shared.sink)(Delivery::Ended("the client closed the connection".into()));
 }
 
 /// The MCP headers of one POST.
@@ -771,6 +773,7 @@ pub(crate) async fn sse_writer(
         });
     }
     reading.abort();
+    sink(Delivery::Ended("the client closed the connection".into()));
 }
 
 /// The URL an `endpoint` event names, resolved against the stream's.
