@@ -1085,19 +1085,10 @@ async fn a_backend_that_serves_only_tools_is_asked_only_for_them() {
     // NB. A backend in a few lines of sh: it declares tools alone, and answers anything else
     // it is asked with `{}` (a list of prompts or resources of the wrong shape): the bridge
     // does not ask it for those, and serves its tool.
-    let script = r#"while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
-  [ -z "$id" ] && continue
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
-    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
-    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello from sh"}]}}\n' "$id" ;;
-    *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
-  esac
-done"#;
+    let script = support::sh_backend("");
     let cmd = Command::new(
         JANUS,
-        ["bridge", "--mode", "legacy", "--", "sh", "-c", script],
+        ["bridge", "--mode", "legacy", "--", "sh", "-c", &script],
     );
     let opts = Options {
         mode: Mode::Modern,

@@ -6,6 +6,9 @@
 
 use janus_client::{Client, Command, Mode, Options, Transport};
 use std::time::{Duration, Instant};
+use support::sh_backend;
+
+mod support;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
@@ -62,24 +65,6 @@ async fn what_a_wrapped_server_started_is_stopped_with_it() {
     let (c, pid) = served_with_a_straggler("drop").await;
     drop(c);
     wait_gone(pid, "after drop").await;
-}
-
-/// A handshake backend in a few lines of sh with one tool, that runs `at_end` once its
-/// input ends (`$1` names a file it may write).
-fn sh_backend(at_end: &str) -> String {
-    format!(
-        r#"while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/^{{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
-  [ -z "$id" ] && continue
-  case "$line" in
-    *'"method":"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"sh","version":"1"}}}}}}\n' "$id" ;;
-    *'"method":"tools/list"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"hello","inputSchema":{{"type":"object"}}}}]}}}}\n' "$id" ;;
-    *'"method":"tools/call"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"content":[{{"type":"text","text":"hello from sh"}}]}}}}\n' "$id" ;;
-    *) printf '{{"jsonrpc":"2.0","id":%s,"result":{{}}}}\n' "$id" ;;
-  esac
-done
-{at_end}"#
-    )
 }
 
 /// A modern client of `janus bridge` in front of `backend` (given `file` as `$1`), which

@@ -122,14 +122,13 @@ impl Backend {
         }
     }
 
-    /// Stops keeping the connection up (it is not made again from now on), and gives it
-    /// back, if there is one.
+    /// Stops keeping the connection up (without its transport it is not made again), and
+    /// gives it back, if there is one.
     pub(crate) fn stop(&self) -> Option<Arc<Client>> {
         self.transport
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        self.restarting.store(true, Ordering::Release);
         self.current
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -360,10 +360,10 @@ impl Inner {
         }
     }
 
-    /// A request of the server's: `ping` at once, input requests through the callbacks.
-    /// Answers a request of the server's: with the callbacks of the request it was made for
-    /// when it came on that request's response stream and the request has its own
-    /// ([`CallOptions::callbacks`]), else with the connection's.
+    /// Answers a request of the server's: `ping` at once; a request for input with the
+    /// callbacks of the request it was made for when it came on that request's response
+    /// stream and the request has its own ([`CallOptions::callbacks`]), else with the
+    /// connection's.
     fn serve_request(
         self: &Arc<Self>,
         id: Id<'_>,

@@ -181,12 +181,19 @@ impl Process {
     /// Sends SIGTERM to the group (the process and whatever it started).
     pub(crate) fn terminate(&self) {
         #[cfg(unix)]
+        self.signal(rustix::process::Signal::TERM);
+    }
+
+    /// Sends `sig` to the group. An empty group (every member exited) is ESRCH: nothing to
+    /// do.
+    #[cfg(unix)]
+    fn signal(&self, sig: rustix::process::Signal) {
         if let Some(pid) = self
             .group
             .and_then(|p| i32::try_from(p).ok())
             .and_then(rustix::process::Pid::from_raw)
         {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+            let _ = rustix::process::kill_process_group(pid, sig);
         }
     }
 }
@@ -194,15 +201,7 @@ impl Process {
 impl Drop for Process {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let Some(pid) = self
-            .group
-            .take()
-            .and_then(|p| i32::try_from(p).ok())
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            // NB. An empty group (every member exited) is ESRCH: nothing to do.
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
+        self.signal(rustix::process::Signal::KILL);
     }
 }
 

@@ -72,7 +72,7 @@ impl Completion {
         }
         out.put_u8(b']');
         let given = u64::try_from(self.values.len()).unwrap_or(u64::MAX);
-        if let Some(total) = self.total.map(|t| t.max(given).min(i64::MAX as u64)) {
+        if let Some(total) = self.total.map(|t| t.max(given)) {
             out.extend_from_slice(br#","total":"#);
             janus_codec::encode::write_i64(out, i64::try_from(total).unwrap_or(i64::MAX));
         }

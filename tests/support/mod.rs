@@ -28,6 +28,25 @@ pub(crate) fn janus_bin() -> &'static str {
     env!("CARGO_BIN_EXE_janus")
 }
 
+/// A handshake server in a few lines of sh: it declares tools alone, lists one (`hello`),
+/// answers its calls, and answers anything else with `{}`.
+const SH_BACKEND: &str = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello from sh"}]}}\n' "$id" ;;
+    *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+  esac
+done"#;
+
+/// [`SH_BACKEND`]'s script, then `at_end` once its input ends (`sh -c SCRIPT sh ARG`: `$1`
+/// is ARG).
+pub(crate) fn sh_backend(at_end: &str) -> String {
+    format!("{SH_BACKEND}\n{at_end}")
+}
+
 /// A running `janus serve` with its output read line by line on a thread.
 pub(crate) struct Server {
     child: Child,

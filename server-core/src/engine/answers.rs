@@ -8,6 +8,7 @@ use crate::engine::tasks::{self, Outcome as Ended, Status, Stored, Task};
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
 use janus_codec::{Id, ProtocolVersion};
+use janus_model::json::object_members;
 use janus_model::shape::{ResultType, Shape, write_error_object, write_rpc_error};
 
 /// Ends a result object whose members (if any) are written: the modern stamp
@@ -49,8 +50,6 @@ pub(crate) fn write_public_cache_hints(out: &mut BytesMut, server: &Server) {
 pub(crate) fn begin_tool_result(out: &mut BytesMut) {
     out.extend_from_slice(br#"{"content":["#);
 }
-
-use janus_model::json::object_members;
 
 /// What ends a tool result after its blocks ([`end_tool_result`]).
 #[derive(Debug, Default, Clone, Copy)]
