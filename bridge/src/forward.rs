@@ -14,7 +14,7 @@ use janus_server_core::LogLevel;
 use janus_server_core::complete::{AsyncComplete, CompletionRequest, ValuesFuture};
 use janus_server_core::prompts::{MessagesFuture, PromptArgs};
 use janus_server_core::resources::{ContentsFuture, Vars};
-use janus_server_core::tools::{Args, ToolFuture};
+use janus_server_core::tools::{Args, Stage, StagedFuture, ToolFuture};
 use janus_server_core::{Ctx, Halt, Server};
 use janus_server_core::{InputRequest, InputRequired};
 use std::sync::Arc;
@@ -438,16 +438,73 @@ enum Next {
     Logged(janus_client::LogMessage),
     Heard(Progress),
     Cancelled,
+    /// The patience of a call's first stage ran out.
+    Later,
 }
 
 impl janus_server_core::tools::AsyncTool for Forward {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
+        let (flight, backend) = self.open(ctx, args)?;
+        Ok(drive(flight, ctx.to_owned(), backend, call_result))
+    }
+
+    /// The front's task mirrors the backend's. A tool the backend runs only as a task asks
+    /// for its input before that task exists (a handshake backend, while it runs the call),
+    /// so the front's call waits [`PATIENCE`] for the backend before its own task is made:
+    /// a question within it is asked in rounds of the call, before any task exists; an
+    /// answer within it makes the task already ended; else the task is made and waits for
+    /// the rest (a later question parks it in `input_required`). A tool the backend runs as
+    /// a call, which runs as a task at the front because its client asked, has its task
+    /// from the start (`None`): the backend's questions park it.
+    fn call_staged(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Option<Result<StagedFuture, Halt>> {
+        if !self.as_task {
+            return None;
+        }
+        let opened = self.open(ctx, args);
+        Some(opened.map(|(flight, backend)| {
+            let ctx = ctx.to_owned();
+            let first: StagedFuture = Box::pin(async move {
+                match follow_call(flight, &ctx, &backend, Some(PATIENCE)).await? {
+                    Ending::Answered(a) => call_result(a).map(Stage::Done),
+                    Ending::Later(flight) => {
+                        Ok(Stage::Task(drive(flight, ctx, backend, call_result)))
+                    }
+                }
+            });
+            first
+        }))
+    }
+}
+
+/// How long the first stage of a forwarded call that is to run as a task waits for the
+/// backend to answer or ask before the front makes its task.
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A tool result of the backend's, for the front.
+fn call_result(a: Answer) -> Result<ToolResult, Halt> {
+    match a {
+        // NB. The client read the backend's result from a checked frame and wrote its JSON
+        // members again with the codec: taken as they are, without a second parse.
+        Answer::Call(r) => Ok(ToolResult {
+            content: r.content,
+            structured: r.structured.map(|s| Json::from_written(s.as_bytes())),
+            is_error: r.is_error,
+            meta: r.meta.map(|m| Json::from_written(m.as_bytes())),
+        }),
+        _ => Err(mismatched()),
+    }
+}
+
+impl Forward {
+    /// Sends the call to the backend (or, for a retry that answers its question, takes the
+    /// call it parked).
+    fn open(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<(InFlight, Arc<Backend>), Halt> {
         // NB. The arguments go on as they came: a span of the front request, copied once.
         let arguments = args.raw().map(|a| a.as_str().to_owned());
         let name = Arc::clone(&self.name);
         let as_task = self.as_task;
         let declares = Arc::clone(&self.declares_tasks);
-        forward_request(
+        open_call(
             &self.backend,
             ctx,
             move |client, progress, cancel, route| {
@@ -483,18 +540,6 @@ impl janus_server_core::tools::AsyncTool for Forward {
                     .map(Answer::Call)
                 })
             },
-            |a| match a {
-                // NB. The client read the backend's result from a checked frame and wrote its
-                // JSON members again with the codec: taken as they are, without a second
-                // parse.
-                Answer::Call(r) => Ok(ToolResult {
-                    content: r.content,
-                    structured: r.structured.map(|s| Json::from_written(s.as_bytes())),
-                    is_error: r.is_error,
-                    meta: r.meta.map(|m| Json::from_written(m.as_bytes())),
-                }),
-                _ => Err(mismatched()),
-            },
         )
     }
 }
@@ -518,6 +563,23 @@ fn forward_request<T: Send + 'static>(
     ) -> BackendCall,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
+    let (flight, backend) = open_call(pool, ctx, start)?;
+    Ok(drive(flight, ctx.to_owned(), backend, answer))
+}
+
+/// Starts the backend call of one front request (`start` makes it), or, for a retry that
+/// answers the backend's question, takes the call it parked: the call in flight, and the
+/// backend it went to. A retry that left questions unanswered is asked them again.
+fn open_call(
+    pool: &Pool,
+    ctx: &Ctx<'_>,
+    start: impl FnOnce(
+        Arc<Client>,
+        Option<mpsc::UnboundedSender<Progress>>,
+        Cancel,
+        Route<'_>,
+    ) -> BackendCall,
+) -> Result<(InFlight, Arc<Backend>), Halt> {
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
     if let Some(token) = ctx.request_state() {
@@ -533,10 +595,10 @@ fn forward_request<T: Send + 'static>(
         if !resumed.unanswered.is_empty() {
             return match put_to_front(&backend, resumed.flight, resumed.unanswered) {
                 Ok(halt) => Err(halt),
-                Err(flight) => Ok(drive(flight, ctx.to_owned(), backend, answer)),
+                Err(flight) => Ok((flight, backend)),
             };
         }
-        return Ok(drive(resumed.flight, ctx.to_owned(), backend, answer));
+        return Ok((resumed.flight, backend));
     }
     let backend = pool.pick();
     let router = backend.router();
@@ -563,7 +625,7 @@ fn forward_request<T: Send + 'static>(
         cancel,
         _asker: asker,
     };
-    Ok(drive(flight, ctx.to_owned(), Arc::clone(backend), answer))
+    Ok((flight, Arc::clone(backend)))
 }
 
 /// The key of the `n`th input (from 0) a parked call asks in one round: `input`, then
@@ -622,77 +684,114 @@ fn drive<T: Send + 'static>(
 ) -> janus_server_core::ctx::BoxFuture<Result<T, Halt>> {
     Box::pin(async move {
         loop {
-            // NB. Biased: what the backend sent before its answer (progress, log messages,
-            // requests for input) is taken before the answer.
-            let next = tokio::select! {
-                biased;
-                e = flight.questions.recv() => match e {
-                    Event::Ask(q) => Next::Asked(q),
-                    Event::Log(m) => Next::Logged(m),
-                },
-                Some(p) = async {
-                    match flight.progress.as_mut() {
-                        Some(rx) => rx.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => Next::Heard(p),
-                () = ctx.cancelled() => Next::Cancelled,
-                r = &mut flight.call => Next::Done(r),
-            };
-            match next {
-                Next::Heard(p) => ctx.progress(p.progress, p.total, p.message.as_deref()),
-                Next::Logged(m) => log(&ctx, m),
-                Next::Cancelled => {
-                    // NB. A front request cancelled stops the backend's work too.
-                    flight.cancel.fire();
-                    drop(flight);
-                    return Err(RpcError::new(janus_codec::INTERNAL_ERROR, "cancelled").into());
-                }
-                Next::Asked(q) => {
-                    // NB. A backend that asks several things at once: the questions already on
-                    // their way join this round (a later one waits for the next).
-                    // (Turns are given while more come: two at least, eight at most.)
-                    let mut questions = vec![q];
-                    for turn in 0..8 {
-                        tokio::task::yield_now().await;
-                        let mut came = false;
-                        while let Some(e) = flight.questions.try_recv() {
-                            came = true;
-                            match e {
-                                Event::Ask(q) => questions.push(q),
-                                Event::Log(m) => log(&ctx, m),
-                            }
-                        }
-                        if !came && turn >= 1 {
-                            break;
-                        }
-                    }
-                    let asked = questions
-                        .into_iter()
-                        .enumerate()
-                        .map(|(n, question)| Asked {
-                            key: input_key(n),
-                            question,
-                        })
-                        .collect();
-                    match put_to_front(&backend, flight, asked) {
-                        Ok(halt) => return Err(halt),
-                        Err(back) => flight = back,
-                    }
-                }
-                Next::Done(Ok(r)) => {
-                    // NB. A log message the backend sent just before its answer was queued
-                    // before it: routed now, then sent with the request.
-                    backend.router().route_heard();
-                    while let Some(Event::Log(m)) = flight.questions.try_recv() {
-                        log(&ctx, m);
-                    }
-                    return answer(r);
-                }
-                Next::Done(Err(e)) => return Err(halted(&backend, &e)),
+            // NB. Without patience the call is followed to its end.
+            match follow_call(flight, &ctx, &backend, None).await? {
+                Ending::Answered(a) => return answer(a),
+                Ending::Later(f) => flight = f,
             }
         }
     })
+}
+
+/// Where [`follow_call`] left a backend call.
+enum Ending {
+    /// The backend answered.
+    Answered(Answer),
+    /// Still in flight when the patience ran out.
+    Later(InFlight),
+}
+
+/// Follows a backend call for one front request until it ends, or `patience` runs out:
+/// its progress and log messages to the request, a front cancel to the backend; a question
+/// of the backend's parks the call and ends the front request with the round to ask (or,
+/// on a session, server requests).
+async fn follow_call(
+    mut flight: InFlight,
+    ctx: &janus_server_core::Context,
+    backend: &Arc<Backend>,
+    patience: Option<std::time::Duration>,
+) -> Result<Ending, Halt> {
+    let timer = async {
+        match patience {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(timer);
+    loop {
+        // NB. Biased: what the backend sent before its answer (progress, log messages,
+        // requests for input) is taken before the answer, and the answer before the end of
+        // the patience.
+        let next = tokio::select! {
+            biased;
+            e = flight.questions.recv() => match e {
+                Event::Ask(q) => Next::Asked(q),
+                Event::Log(m) => Next::Logged(m),
+            },
+            Some(p) = async {
+                match flight.progress.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => Next::Heard(p),
+            () = ctx.cancelled() => Next::Cancelled,
+            r = &mut flight.call => Next::Done(r),
+            () = &mut timer => Next::Later,
+        };
+        match next {
+            Next::Heard(p) => ctx.progress(p.progress, p.total, p.message.as_deref()),
+            Next::Logged(m) => log(ctx, m),
+            Next::Later => return Ok(Ending::Later(flight)),
+            Next::Cancelled => {
+                // NB. A front request cancelled stops the backend's work too.
+                flight.cancel.fire();
+                drop(flight);
+                return Err(RpcError::new(janus_codec::INTERNAL_ERROR, "cancelled").into());
+            }
+            Next::Asked(q) => {
+                // NB. A backend that asks several things at once: the questions already on
+                // their way join this round (a later one waits for the next).
+                // (Turns are given while more come: two at least, eight at most.)
+                let mut questions = vec![q];
+                for turn in 0..8 {
+                    tokio::task::yield_now().await;
+                    let mut came = false;
+                    while let Some(e) = flight.questions.try_recv() {
+                        came = true;
+                        match e {
+                            Event::Ask(q) => questions.push(q),
+                            Event::Log(m) => log(ctx, m),
+                        }
+                    }
+                    if !came && turn >= 1 {
+                        break;
+                    }
+                }
+                let asked = questions
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, question)| Asked {
+                        key: input_key(n),
+                        question,
+                    })
+                    .collect();
+                match put_to_front(backend, flight, asked) {
+                    Ok(halt) => return Err(halt),
+                    Err(back) => flight = back,
+                }
+            }
+            Next::Done(Ok(r)) => {
+                // NB. A log message the backend sent just before its answer was queued
+                // before it: routed now, then sent with the request.
+                backend.router().route_heard();
+                while let Some(Event::Log(m)) = flight.questions.try_recv() {
+                    log(ctx, m);
+                }
+                return Ok(Ending::Answered(r));
+            }
+            Next::Done(Err(e)) => return Err(halted(backend, &e)),
+        }
+    }
 }
 
 /// Sends a backend's log message with the front request: the request says which levels

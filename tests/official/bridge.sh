@@ -37,7 +37,7 @@ fi
 #   question parks the task instead.
 # (input-required-result-multiple-input-requests and tasks-mrtr-input pass since the bridge
 # asks a handshake backend's requests sent together in one round.)
-expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round tasks-mrtr-composition"
+expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round"
 expected_2025=""
 
 log="$dir/bridge.log"

@@ -53,3 +53,23 @@ pub(crate) async fn line_in(
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
+pub(crate) fn wait_for_line(
+    path: &std::path::Path,
+    what: &str,
+    want: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
+            return l;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never seen: {what}; the file holds:\n{}",
+            std::fs::read_to_string(path).unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

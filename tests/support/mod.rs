@@ -11,6 +11,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod copies;
+pub(crate) mod raw_front;
 pub(crate) mod web;
 
 use serde_json::Value;

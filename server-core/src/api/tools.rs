@@ -208,6 +208,27 @@ impl<'a> Output<'a> {
 /// The future of an asynchronous handler.
 pub type ToolFuture = BoxFuture<Result<ToolResult, Halt>>;
 
+/// How the first stage of a call that is to run as a task ended
+/// ([`AsyncTool::call_staged`]), when it did not end asking for input.
+pub enum Stage {
+    /// The call is done: its task is made already ended, with this result.
+    Done(ToolResult),
+    /// The call goes on as a task: the task is made now, and runs this work.
+    Task(ToolFuture),
+}
+
+impl std::fmt::Debug for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Done(r) => f.debug_tuple("Done").field(r).finish(),
+            Self::Task(_) => f.write_str("Task(..)"),
+        }
+    }
+}
+
+/// The future of a call's first stage ([`AsyncTool::call_staged`]).
+pub type StagedFuture = BoxFuture<Result<Stage, Halt>>;
+
 /// A handler that answers inline, writing into the response.
 pub trait Tool: Send + Sync + 'static {
     /// Answers a call into `out`, or with a JSON-RPC error (what was written to `out` is
@@ -237,6 +258,23 @@ pub trait AsyncTool: Send + Sync + 'static {
     ///
     /// The JSON-RPC error the request gets at once, with no job run.
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt>;
+
+    /// Starts a call that is to run as a task (the client asked for one, or the tool runs
+    /// only as one) in stages, for a tool that learns only as its work runs whether it
+    /// needs the client's input first (a bridge, whose backend asks). The first stage runs
+    /// before the task exists: its input is asked in rounds of the call itself, as for a
+    /// call that is no task (a retry runs this again, with the answers); its end makes the
+    /// task ([`Stage`]). `None` (the default): the task is made at once and runs
+    /// [`AsyncTool::call`]'s work. Not used for a parked task's call run again: that runs
+    /// as its task.
+    ///
+    /// # Errors
+    ///
+    /// As [`AsyncTool::call`].
+    fn call_staged(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Option<Result<StagedFuture, Halt>> {
+        let _ = (ctx, args);
+        None
+    }
 }
 
 impl<F> AsyncTool for F

@@ -310,9 +310,14 @@ impl Connection {
         let Some(entry) = self.jobs.finish(job) else {
             return;
         };
+        if matches!(entry.kind, Kind::Staged { .. }) {
+            self.staged_done(job, entry, end, out);
+            return;
+        }
         let end = match end {
             JobEnd::Finished(Done(DoneKind::Tool(r))) => ToolEnd::Finished(r),
-            JobEnd::Panicked => ToolEnd::Panicked,
+            // NB. Only a staged job's work ends so (above).
+            JobEnd::Panicked | JobEnd::Finished(Done(DoneKind::Staged(_))) => ToolEnd::Panicked,
             // The store answered: the rest of the request runs now.
             JobEnd::Finished(Done(DoneKind::Then(then))) => {
                 then(self, out);
@@ -416,7 +421,8 @@ impl Connection {
                     shape::write_internal_error(out, id.as_id());
                 }
             }
-            Kind::Input => {}
+            // NB. A staged job's end was handled above.
+            Kind::Input | Kind::Staged { .. } => {}
         }
     }
 

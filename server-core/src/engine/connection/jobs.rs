@@ -40,6 +40,8 @@ pub struct Work(WorkKind);
 enum WorkKind {
     /// A tool's (or a prompt's, or a resource's) work.
     Tool(ToolFuture),
+    /// The first stage of a call that is to run as a task.
+    Staged(crate::api::tools::StagedFuture),
     /// A task's work, which stops when its task ends elsewhere (cancelled by another
     /// connection or process): `ended` resolves first.
     Task {
@@ -62,6 +64,10 @@ impl Work {
         })
     }
 
+    pub(crate) fn staged(work: crate::api::tools::StagedFuture) -> Self {
+        Self(WorkKind::Staged(work))
+    }
+
     pub(crate) fn store(wait: Pin<Box<dyn Future<Output = Then> + Send>>) -> Self {
         Self(WorkKind::Store(wait))
     }
@@ -71,6 +77,7 @@ impl std::fmt::Debug for Work {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.0 {
             WorkKind::Tool(_) => "tool",
+            WorkKind::Staged(_) => "staged",
             WorkKind::Task { .. } => "task",
             WorkKind::Store(_) => "store",
         };
@@ -84,6 +91,7 @@ impl Future for Work {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Done> {
         match &mut self.get_mut().0 {
             WorkKind::Tool(work) => work.as_mut().poll(cx).map(|r| Done(DoneKind::Tool(r))),
+            WorkKind::Staged(work) => work.as_mut().poll(cx).map(|r| Done(DoneKind::Staged(r))),
             WorkKind::Task { work, ended } => {
                 if let Some(e) = ended {
                     match e.as_mut().poll(cx) {
@@ -107,6 +115,8 @@ pub struct Done(pub(crate) DoneKind);
 pub(crate) enum DoneKind {
     /// A tool's result or error.
     Tool(Result<crate::api::tools::ToolResult, crate::api::halt::Halt>),
+    /// How the first stage of a call that is to run as a task ended.
+    Staged(Result<crate::api::tools::Stage, crate::api::halt::Halt>),
     /// A task's work stopped because its task ended elsewhere.
     Ended,
     /// A store answered: the rest of the request.
@@ -117,6 +127,7 @@ impl std::fmt::Debug for Done {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             DoneKind::Tool(r) => f.debug_tuple("Done").field(r).finish(),
+            DoneKind::Staged(r) => f.debug_tuple("Done").field(r).finish(),
             DoneKind::Ended => f.write_str("Done(Ended)"),
             DoneKind::Then(_) => f.write_str("Done(Then)"),
         }
@@ -180,6 +191,14 @@ pub(crate) enum ToolEnd {
 pub(crate) enum Kind {
     /// A `tools/call`: its answer is the work's result.
     Call { shape: Shape, resume: Box<Resume> },
+    /// The first stage of a `tools/call` that is to run as a task (`legacy`: 2025-11-25's,
+    /// kept `ttl` ms): its end makes the task, or asks the client a round of input.
+    Staged {
+        shape: Shape,
+        resume: Box<Resume>,
+        legacy: bool,
+        ttl: Option<u64>,
+    },
     /// A task's work: its result goes to the task store.
     Task {
         task: String,
@@ -240,7 +259,7 @@ pub(crate) struct Entry {
     pub(crate) request: Option<IdBuf>,
     pub(crate) slot: Slot,
     pub(crate) kind: Kind,
-    signal: Option<CancelSignal>,
+    pub(crate) signal: Option<CancelSignal>,
     running: bool,
     /// What a `tasks/result` waiter holds (its request), counted in `held_bytes` until it is
     /// answered or cancelled.
@@ -345,8 +364,12 @@ impl Jobs {
                 self.by_task.insert(task.clone(), job);
             }
             Kind::Wait { task } => self.waits.entry(task.clone()).or_default().push(job),
-            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } | Kind::Store => {
-            }
+            Kind::Call { .. }
+            | Kind::Staged { .. }
+            | Kind::Input
+            | Kind::Listen
+            | Kind::Surface { .. }
+            | Kind::Store => {}
         }
         if let Some((batch, _)) = entry.slot
             && let Some(b) = self.batches.get_mut(&batch)
@@ -498,8 +521,12 @@ impl Jobs {
                     }
                 }
             }
-            Kind::Call { .. } | Kind::Input | Kind::Listen | Kind::Surface { .. } | Kind::Store => {
-            }
+            Kind::Call { .. }
+            | Kind::Staged { .. }
+            | Kind::Input
+            | Kind::Listen
+            | Kind::Surface { .. }
+            | Kind::Store => {}
         }
         Some(entry)
     }

@@ -254,7 +254,7 @@ impl Connection {
         }
     }
 
-    fn create_task(
+    pub(super) fn create_task(
         &mut self,
         id: IdBuf,
         shape: Shape,

@@ -4,11 +4,14 @@
 //! task (either generation).
 
 use super::{Connection, TaskWork, msg_cost, request_info};
+use crate::api::ctx::JobId;
 use crate::api::ctx::{CancelSignal, Ctx};
 use crate::api::halt::Halt;
-use crate::api::tools::{Args, Handler, Output};
+use crate::api::tools::{Args, Handler, Output, Stage, StagedFuture};
 use crate::engine::answers;
-use crate::engine::connection::jobs::{Kind, NewJob, Slot, ToolEnd, Work};
+use crate::engine::connection::jobs::{
+    Done, DoneKind, Entry, JobEnd, Kind, NewJob, Slot, ToolEnd, Work,
+};
 use crate::engine::server::Server;
 use crate::engine::tasks::{Outcome as Ended, Stored};
 use bytes::BytesMut;
@@ -219,6 +222,23 @@ impl Connection {
                 let job = self.jobs.reserve();
                 let signal = CancelSignal::default();
                 let ctx = Ctx::job(info, job, &self.notify, &signal);
+                // NB. A parked task's call run again runs as its task, not in stages.
+                if let Some(mode) = task
+                    && self.continuing.is_none()
+                {
+                    let staged = catch_unwind(AssertUnwindSafe(|| tool.call_staged(&ctx, args)));
+                    let staged = staged.unwrap_or_else(|_| Some(Err(RpcError::internal().into())));
+                    if let Some(staged) = staged {
+                        let first = Staged {
+                            job,
+                            signal,
+                            mode,
+                            slot,
+                        };
+                        self.start_staged(id, msg, shape, inputs, first, staged, out);
+                        return;
+                    }
+                }
                 let started = catch_unwind(AssertUnwindSafe(|| tool.call(&ctx, args)));
                 let started = started.unwrap_or_else(|_| Err(RpcError::internal().into()));
                 let work = match (started, task) {
@@ -264,6 +284,98 @@ impl Connection {
         }
     }
 
+    /// Starts the first stage of a call that is to run as a task ([`AsyncTool::call_staged`]):
+    /// input it asks for before it starts is a round of the call, an error the task's.
+    ///
+    /// [`AsyncTool::call_staged`]: crate::api::tools::AsyncTool::call_staged
+    #[allow(clippy::too_many_arguments)]
+    fn start_staged(
+        &mut self,
+        id: Id<'_>,
+        msg: &Message<'_>,
+        shape: Shape,
+        inputs: Option<crate::api::input::Inputs>,
+        first: Staged,
+        staged: Result<StagedFuture, Halt>,
+        out: &mut BytesMut,
+    ) {
+        match staged {
+            Ok(work) => {
+                let resume = super::input_wire::resume_of(id, msg, inputs);
+                let (legacy, ttl) = match first.mode {
+                    tasks_wire::TaskMode::Legacy { ttl } => (true, ttl),
+                    tasks_wire::TaskMode::Modern => (false, None),
+                };
+                let new = NewJob {
+                    request: Some(id.to_owned()),
+                    slot: None,
+                    kind: Kind::Staged {
+                        shape,
+                        resume,
+                        legacy,
+                        ttl,
+                    },
+                    signal: Some(first.signal),
+                    cost: msg_cost(msg),
+                };
+                self.jobs.start(first.job, new, Work::staged(work));
+            }
+            Err(Halt::Error(e)) => {
+                let ended = TaskWork::Ended(Ended::Error(e));
+                self.task_call(id, msg, shape, first.mode, ended, out);
+            }
+            Err(halt) => self.refused(id, msg, shape, inputs, halt, first.slot, out),
+        }
+    }
+
+    /// The first stage of a call that is to run as a task ended ([`Stage`]): the client is
+    /// asked a round of input as for a call that is no task; else the task is made, ended
+    /// already or running the rest of the work (as the same job, with the same cancel).
+    pub(super) fn staged_done(
+        &mut self,
+        job: JobId,
+        entry: Entry,
+        end: JobEnd,
+        out: &mut BytesMut,
+    ) {
+        let (
+            Kind::Staged {
+                shape,
+                resume,
+                legacy,
+                ttl,
+            },
+            Some(id),
+        ) = (entry.kind, entry.request)
+        else {
+            return;
+        };
+        let staged = match end {
+            JobEnd::Finished(Done(DoneKind::Staged(r))) => r,
+            // NB. Only a staged work's end comes here; a panic is `-32603` as for a call.
+            JobEnd::Finished(_) | JobEnd::Panicked => {
+                shape::write_internal_error(out, id.as_id());
+                return;
+            }
+        };
+        let work = match staged {
+            Err(Halt::Input(asked)) => {
+                self.ask_later(id.as_id(), shape, *resume, asked, None, out);
+                return;
+            }
+            Err(Halt::Error(e)) => TaskWork::Ended(Ended::Error(e)),
+            Ok(Stage::Done(r)) => TaskWork::Ended(Ended::Result(super::stored(shape, &r))),
+            Ok(Stage::Task(work)) => TaskWork::Job {
+                job,
+                work,
+                signal: entry.signal.unwrap_or_default(),
+                cost: 2 * resume.frame.len(),
+                resume,
+            },
+        };
+        self.create_task(id, shape, legacy, ttl, work, out);
+    }
+
     /// A handler of a call that runs as a task needs input: within the task when it asks so
     /// and the task is the extension's, else in rounds before it.
     #[allow(clippy::too_many_arguments)]
@@ -286,6 +398,14 @@ impl Connection {
             halt => self.refused(id, msg, shape, inputs, halt, None, out),
         }
     }
+}
+
+/// What the first stage of a call that is to run as a task starts with.
+struct Staged {
+    job: JobId,
+    signal: CancelSignal,
+    mode: tasks_wire::TaskMode,
+    slot: Slot,
 }
 
 /// Runs an inline handler into `o`. A panic is `-32603` with nothing of its cause.
