@@ -32,11 +32,10 @@ fi
 #   of the two it is).
 #   (It has passed in the runs of 2026-12-05: the front drops a question the client has no
 #   capability for, which the suite may accept; not pinned down, so it stays listed.)
-# - tasks-mrtr-composition: the rounds must come before the front's task exists, but the
-#   front learns that the backend asks only once the call runs (as the task's work), so the
-#   question parks the task instead.
 # (input-required-result-multiple-input-requests and tasks-mrtr-input pass since the bridge
-# asks a handshake backend's requests sent together in one round.)
+# asks a handshake backend's requests sent together in one round; tasks-mrtr-composition since
+# the front makes the task of a tool its backend runs only as a task once the backend has not
+# asked for 100 ms, so that a question before the backend's own task is a round of the call.)
 expected_2026="input-required-result-basic-elicitation input-required-result-capability-check input-required-result-multi-round"
 expected_2025=""
 
