@@ -75,6 +75,15 @@ enum Command {
         #[arg(long, requires = "http")]
         sessions: bool,
     },
+    /// The benchmark's relay floor: runs CMD and copies bytes between it and this
+    /// process's stdio, both ways, reading nothing of them: what any bridge in a process of
+    /// its own costs at least (two more pipes and one more process on the way).
+    #[command(hide = true)]
+    Relay {
+        /// The server's command and its arguments.
+        #[arg(trailing_var_arg = true, required = true)]
+        cmd: Vec<String>,
+    },
     /// The benchmark's floor: answers each line with a fixed result and its id, naively
     /// (`--http ADDR`: a bare hyper server that echoes the text with the id).
     #[command(hide = true)]
@@ -159,6 +168,13 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Relay { cmd } => match janus_bench::load::relay(&cmd) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("relay: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Floor { http: None } => {
             match janus_bench::load::floor(std::io::stdin().lock(), std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -229,6 +245,13 @@ fn run_bench(
         target("rmcp 3.11 (stdio)", &own, &["rmcp-peer"], true),
         target("rmcp 3.11 (pipes)", &own, &["rmcp-peer", "--pipes"], true),
         target("floor", &own, &["floor"], false),
+        // NB. The floor of any bridge: `janus serve` behind a process that only copies.
+        target(
+            janus_bench::e2e::RELAY,
+            &own,
+            &["relay", &janus_path, "serve"],
+            true,
+        ),
     ];
     if let Some(program) = against.clone() {
         targets.insert(

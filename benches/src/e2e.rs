@@ -197,6 +197,10 @@ pub struct Report {
 /// to in a handshake revision.
 pub const BRIDGE: &str = "janus bridge (legacy backend)";
 
+/// The name of the relay floor's row: `janus serve` behind a process that copies bytes both
+/// ways (the least any bridge in a process of its own adds).
+pub const RELAY: &str = "relay floor (janus serve)";
+
 /// The name of the row of `janus bridge` in front of python-sdk v1's FastMCP.
 pub const BRIDGE_PY_V1: &str = "janus bridge -> python-sdk v1";
 
@@ -576,6 +580,24 @@ impl Report {
             direct.latency.p50,
             if added <= 10.0 { "met" } else { "NOT met" },
         )?;
+        // NB. What any bridge in a process of its own adds at least, on this machine.
+        if let Some(relay) = row(RELAY, Era::Legacy.name())
+            && let Some(r) = relay.pipelined.first()
+        {
+            writeln!(
+                f,
+                "The relay floor (janus serve behind a process that only copies bytes, both \
+                 ways: the least a bridge in its own process adds): pipelined {} req/s \
+                 ({:.2}x direct; the bridge {:.2}x of it); closed-loop p50 {:.1} us \
+                 ({:+.1} us over direct; the bridge {:+.1} us over it).",
+                rate(r.per_sec),
+                r.per_sec / d.per_sec,
+                t.per_sec / r.per_sec,
+                relay.latency.p50,
+                relay.latency.p50 - direct.latency.p50,
+                through.latency.p50 - relay.latency.p50,
+            )?;
+        }
         let (Some(through), Some(direct)) = (
             row(BRIDGE_PY_V1, Era::Modern.name()),
             self.rows

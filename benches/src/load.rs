@@ -684,6 +684,50 @@ pub fn floor(input: impl Read, output: impl Write) -> io::Result<()> {
     w.flush()
 }
 
+/// The relay floor: runs `cmd` (a server and its arguments) and copies bytes between it
+/// and this process's stdin and stdout, both ways, as they come (one thread a direction),
+/// reading nothing of them; ends when the server's output ends. The least any bridge in a
+/// process of its own adds: two pipes and a process more on each request's way.
+///
+/// # Errors
+///
+/// The server cannot be started, or an IO error on the way.
+pub fn relay(cmd: &[String]) -> io::Result<()> {
+    let (program, args) = cmd
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command"))?;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let (Some(mut to), Some(mut from)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(io::Error::other("the server's pipes"));
+    };
+    // NB. The input's end closes the server's input (`to` is dropped with the thread).
+    std::thread::spawn(move || {
+        let _ = pass(&mut io::stdin().lock(), &mut to);
+    });
+    let passed = pass(&mut from, &mut io::stdout().lock());
+    let _ = child.wait();
+    passed
+}
+
+/// Copies `input` to `output` as it comes: each read is written (and flushed) at once.
+fn pass(input: &mut impl Read, output: &mut impl Write) -> io::Result<()> {
+    let mut buf = vec![0_u8; 256 * 1024];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return output.flush(),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        output.write_all(&buf[..n])?;
+        output.flush()?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
