@@ -835,6 +835,17 @@ async fn a_session_gets_the_requests_an_asynchronous_work_makes_and_its_replay_r
     c.job(&lcall(8, "ask_later"));
     let r = c.finish().await;
     assert_eq!(r["result"]["isError"], true, "{r}");
+    // Work that asks once the client's input ended: nothing can answer, so its round ends
+    // at once, not at its deadline.
+    let mut c = session("2025-11-25", ALL);
+    c.job(&lcall(9, "ask_later"));
+    let mut out = BytesMut::new();
+    c.conn.handle_eof(&mut out);
+    let lines = c.settle().await;
+    let r = lines.iter().find(|l| l["id"] == 9).expect("answered");
+    assert_eq!(r["result"]["isError"], true, "{lines:?}");
+    assert_eq!(c.conn.next_deadline(), None);
+    assert_eq!(c.conn.foreground(), 0);
 }
 
 #[test]

@@ -130,8 +130,8 @@ async fn legacy_tasks_result_waits_for_the_task_and_a_cancel_answers_it() {
 }
 
 /// A tool that learns only as its work runs whether it needs a name first: its first stage
-/// asks for one (after a pause) unless given it, then ends the call (`"now":true`) or goes
-/// on as a task.
+/// asks for one (after a pause) unless given it (answered, or as the argument `name`), then
+/// ends the call (`"now":true`) or goes on as a task.
 struct Staged;
 
 impl AsyncTool for Staged {
@@ -143,6 +143,7 @@ impl AsyncTool for Staged {
         let name = ctx
             .input("name")
             .and_then(|a| a.get("content")?.get("name")?.as_string())
+            .or_else(|| args.str("name"))
             .map(|n| n.into_owned());
         let now = args.raw().and_then(|a| a.get("now")).is_some();
         Some(Ok(Box::pin(async move {
@@ -254,4 +255,28 @@ async fn a_staged_call_asks_in_rounds_before_its_task_exists() {
     c.silent(&cancel("6"));
     assert_eq!(c.running(), 0);
     assert!(c.settle().await.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stage_that_ends_after_the_input_ended_fails_its_task() {
+    let mut c = staged_client();
+    c.job(&modern_task(
+        1,
+        "tools/call",
+        r#""name":"staged","arguments":{"name":"Cy"},"#,
+    ));
+    let mut out = bytes::BytesMut::new();
+    c.conn.handle_eof(&mut out);
+    assert!(out.is_empty(), "the stage is a request in flight");
+    // Its task is made, but its work cannot run once the input ended: it fails at once.
+    let r = c.finish().await;
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    assert_eq!(c.running(), 0, "no work started after the end of input");
+    let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+    let got = c.answer(&modern_task(
+        2,
+        "tasks/get",
+        &format!(r#""taskId":"{task}","#),
+    ));
+    assert_eq!(got["result"]["status"], "failed", "{got}");
 }

@@ -105,6 +105,9 @@ pub struct Connection {
     listeners: std::collections::HashMap<JobId, Arc<listen_wire::Listener>>,
     /// The parked task whose call is being handled again ([`crate::InputRequired::within_task`]).
     continuing: Option<String>,
+    /// The client's input ended ([`Connection::handle_eof`]): no work may start that
+    /// outlives the requests in flight, nor wait for the client's answers.
+    input_ended: bool,
     /// What each line written is, for a driver that routes the output ([`routing`]).
     routing: Option<Box<routing::Routing>>,
 }
@@ -144,6 +147,7 @@ impl Connection {
             session_watch: None,
             listeners: std::collections::HashMap::new(),
             continuing: None,
+            input_ended: false,
             routing: None,
         }
     }
@@ -224,6 +228,7 @@ impl Connection {
     }
 
     fn eof(&mut self, out: &mut BytesMut) {
+        self.input_ended = true;
         // NB. The store outlives the connection: a task whose work stops here fails, rather
         // than stay `working` with nothing to end it.
         for task in self.jobs.end_background(out) {

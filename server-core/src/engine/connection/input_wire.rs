@@ -211,6 +211,11 @@ impl Connection {
             tool,
         };
         self.rounds.by_job.insert(job, round);
+        // NB. A client whose input ended cannot answer: the round ends now (a request whose
+        // work asked only after the end of input), not at its deadline.
+        if self.input_ended {
+            self.end_rounds(out);
+        }
     }
 
     /// A job's work ended asking for input: the request is asked again from its copy, as

@@ -292,6 +292,17 @@ impl Connection {
                 cost,
                 resume,
             } => {
+                // NB. Work that would start once the client's input ended (a call's first
+                // stage that ended after it, a store that answered late) could not run: the
+                // connection ends with its requests in flight. Its task fails, as one whose
+                // work the end of input stopped.
+                if self.input_ended {
+                    drop(work);
+                    write_created(out, &self.server, id.as_id(), shape, &task);
+                    let why = "The task's work stopped before it ended: its connection closed";
+                    self.fail_task(task.id, why, out);
+                    return;
+                }
                 let new = NewJob {
                     request: None,
                     slot: None,

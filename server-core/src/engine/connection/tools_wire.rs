@@ -352,8 +352,11 @@ impl Connection {
         };
         let staged = match end {
             JobEnd::Finished(Done(DoneKind::Staged(r))) => r,
-            // NB. Only a staged work's end comes here; a panic is `-32603` as for a call.
-            JobEnd::Finished(_) | JobEnd::Panicked => {
+            // NB. A panic fails the task, as one in `call_staged` itself or in the task's
+            // work does, without its cause.
+            JobEnd::Panicked => Err(RpcError::internal().into()),
+            // Only a staged work's end comes here.
+            JobEnd::Finished(_) => {
                 shape::write_internal_error(out, id.as_id());
                 return;
             }
