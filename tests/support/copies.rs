@@ -42,34 +42,41 @@ pub(crate) async fn line_in(
 ) -> serde_json::Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
+        if let Some(l) = seen(path, what, &want, deadline) {
             return l;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never seen: {what}; the file holds:\n{}",
-            std::fs::read_to_string(path).unwrap_or_default()
-        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
-/// Waits (5 s at most) for a line of the file at `path` that `want` accepts.
+/// The first line of the file at `path` that `want` accepts; past `deadline`, a failure
+/// that names `what` and shows the file.
+fn seen(
+    path: &Path,
+    what: &str,
+    want: impl Fn(&serde_json::Value) -> bool,
+    deadline: std::time::Instant,
+) -> Option<serde_json::Value> {
+    let found = lines_of(path).into_iter().find(|l| want(l));
+    assert!(
+        found.is_some() || std::time::Instant::now() < deadline,
+        "never seen: {what}; the file holds:\n{}",
+        std::fs::read_to_string(path).unwrap_or_default()
+    );
+    found
+}
+
+/// As [`line_in`], blocking the thread (for tests without a runtime).
 pub(crate) fn wait_for_line(
-    path: &std::path::Path,
+    path: &Path,
     what: &str,
     want: impl Fn(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        if let Some(l) = lines_of(path).into_iter().find(|l| want(l)) {
+        if let Some(l) = seen(path, what, &want, deadline) {
             return l;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never seen: {what}; the file holds:\n{}",
-            std::fs::read_to_string(path).unwrap_or_default()
-        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
