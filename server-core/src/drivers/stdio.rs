@@ -17,7 +17,16 @@ pub(crate) struct Pipe {
     fd: AsyncFd<OwnedFd>,
     /// The file status flags before, restored on drop.
     flags: rustix::fs::OFlags,
+    /// What a read lands in first (made at the first read): zeroed once. A read straight
+    /// into the caller's buffer must zero its spare room first, as this crate reads no
+    /// uninitialised memory, and the room is the driver's whole read chunk (64 KiB) while a
+    /// read returns what the pipe holds, often a few lines: the copy out of here costs what
+    /// was read, the zeroing what might have been.
+    scratch: Vec<u8>,
 }
+
+/// The most one read takes: a pipe's default capacity.
+const SCRATCH: usize = 64 * 1024;
 
 impl Pipe {
     /// Wraps a duplicate of `fd` when it is a pipe or a socket; `None` otherwise.
@@ -39,7 +48,11 @@ impl Pipe {
         #[allow(deprecated)]
         let registered = AsyncFd::new(owned);
         match registered {
-            Ok(fd) => Some(Self { fd, flags }),
+            Ok(fd) => Some(Self {
+                fd,
+                flags,
+                scratch: Vec::new(),
+            }),
             Err(e) => {
                 tracing::debug!(error = %e, "stdio cannot be polled; using blocking stdio");
                 None
@@ -60,14 +73,19 @@ impl AsyncRead for Pipe {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        if me.scratch.is_empty() {
+            me.scratch = vec![0; SCRATCH];
+        }
+        let room = buf.remaining().min(SCRATCH);
         loop {
-            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
-            let unfilled = buf.initialize_unfilled();
-            match guard.try_io(|fd| {
-                rustix::io::read(fd.get_ref(), &mut *unfilled).map_err(io::Error::from)
-            }) {
+            let mut guard = ready!(me.fd.poll_read_ready(cx))?;
+            let scratch = &mut me.scratch[..room];
+            match guard
+                .try_io(|fd| rustix::io::read(fd.get_ref(), &mut *scratch).map_err(io::Error::from))
+            {
                 Ok(Ok(n)) => {
-                    buf.advance(n);
+                    buf.put_slice(&me.scratch[..n]);
                     return Poll::Ready(Ok(()));
                 }
                 Ok(Err(e)) => return Poll::Ready(Err(e)),
