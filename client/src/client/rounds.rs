@@ -63,9 +63,14 @@ impl Client {
                         callbacks: answerer,
                         forwarded,
                     };
-                    return self.await_task(&reply, to).await;
+                    // NB. Boxed, as the answers below: the rarer branches would make every
+                    // request's future (moved into its box on each call) several times
+                    // larger.
+                    return Box::pin(self.await_task(&reply, to)).await;
                 }
-                _ => retry = self.answer_inputs(reply.result(), None, answerer).await?,
+                _ => {
+                    retry = Box::pin(self.answer_inputs(reply.result(), None, answerer)).await?;
+                }
             }
         }
         Err(Error::Protocol(format!(
