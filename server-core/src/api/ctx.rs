@@ -380,11 +380,8 @@ impl<'a> Ctx<'a> {
     /// an object.
     #[must_use]
     pub fn meta(&self) -> Option<RawJson<'a>> {
-        self.info
-            .msg
-            .params()
-            .and_then(|p| p.get("_meta"))
-            .filter(|m| m.is_object())
+        // NB. The codec found it in its validating pass: no second walk over `params`.
+        self.info.msg.meta().filter(|m| m.is_object())
     }
 
     /// The client's answer to the input request asked under `key` ([`crate::api::input`]): an

@@ -107,10 +107,10 @@ impl Connection {
         out: &mut BytesMut,
         slot: Slot,
     ) {
-        // NB. One pass over the params for all four (the arguments may be large).
-        let [name, args, responses, token] = msg.params().map_or([None; 4], |p| {
-            p.get_many(["name", "arguments", "inputResponses", "requestState"])
-        });
+        // NB. Found among the members the codec kept in its validating pass: no walk over
+        // the params (the arguments and `_meta` may be large).
+        let [name, args, responses, token] =
+            ["name", "arguments", "inputResponses", "requestState"].map(|k| msg.param(k));
         let Some(name) = name.and_then(RawJson::as_string) else {
             encode::write_error(
                 out,
