@@ -221,7 +221,7 @@ pub(crate) struct Pool {
     next: std::sync::atomic::AtomicUsize,
     /// What the last front request's client said of itself, as forwarded: the next one
     /// from the same client shares it.
-    pub(crate) said: Mutex<Option<Arc<janus_client::Forwarded>>>,
+    pub(crate) said: Mutex<Option<crate::said::Said>>,
 }
 
 impl Pool {

@@ -48,18 +48,38 @@ const WRITTEN_AGAIN: [&str; 5] = [
     janus_codec::era::LOG_LEVEL_KEY,
 ];
 
+/// What a front request's client said, as the last forwarded request had it (`_meta` and
+/// its client's capabilities as sent): the next request that says the same shares what was
+/// forwarded for it, read once.
+#[derive(Debug)]
+pub(crate) struct Said {
+    meta: Option<Box<str>>,
+    capabilities: Option<Box<str>>,
+    forwarded: Arc<Forwarded>,
+}
+
 /// What the front request's client says of itself, forwarded with its backend request: its
 /// client info and capabilities but their extensions (which a 2026-07-28 backend reads
 /// instead of the bridge's), and its other `_meta` members (a trace context, a vendor's
-/// keys; in every revision). The same client's requests share one (`said` keeps the last).
-pub(crate) fn forwarded(
-    ctx: &Ctx<'_>,
-    said: &std::sync::Mutex<Option<Arc<Forwarded>>>,
-) -> Arc<Forwarded> {
+/// keys; in every revision). Requests that say the same share one (`said` keeps the last).
+pub(crate) fn forwarded(ctx: &Ctx<'_>, said: &std::sync::Mutex<Option<Said>>) -> Arc<Forwarded> {
     let info = ctx.client_info().map(|i| i.as_str());
+    let all = ctx.client_capabilities();
+    let sent = ctx.meta();
+    let mut last = said
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // NB. A client says the same thing in each request (but a progress token): its `_meta`
+    // compared as text is cheaper than read again.
+    if let Some(l) = last.as_ref()
+        && l.meta.as_deref() == sent.map(|m| m.as_str())
+        && l.capabilities.as_deref() == all.map(|c| c.as_str())
+        && l.forwarded.client_info.as_deref() == info
+    {
+        return Arc::clone(&l.forwarded);
+    }
     // NB. But for its extensions: the front's tasks are the server core's, and the bridge's
     // client declares what it handles itself (the tasks extension for a tool that needs it).
-    let all = ctx.client_capabilities();
     let rest = all
         .filter(|c| c.as_str().contains("\"extensions\"") && c.get("extensions").is_some())
         .map(|c| {
@@ -67,29 +87,19 @@ pub(crate) fn forwarded(
                 .map_or_else(|| "{}".to_owned(), |j| j.as_str().to_owned())
         });
     let caps = rest.as_deref().or_else(|| all.map(|c| c.as_str()));
-    let meta = ctx
-        .meta()
+    let meta = sent
         .filter(|m| m.has_other_members(&WRITTEN_AGAIN))
         .and_then(|m| object_without(m, |k| WRITTEN_AGAIN.contains(&k)))
         .map(|j| j.as_str().to_owned());
-    let mut last = said
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(f) = last.as_ref()
-        && meta.is_none()
-        && f.meta.is_none()
-        && f.client_info.as_deref() == info
-        && f.capabilities.as_deref() == caps
-    {
-        return Arc::clone(f);
-    }
     let f = Arc::new(Forwarded {
         client_info: info.map(str::to_owned),
         capabilities: caps.map(str::to_owned),
         meta,
     });
-    if f.meta.is_none() {
-        *last = Some(Arc::clone(&f));
-    }
+    *last = Some(Said {
+        meta: sent.map(|m| m.as_str().into()),
+        capabilities: all.map(|c| c.as_str().into()),
+        forwarded: Arc::clone(&f),
+    });
     f
 }
