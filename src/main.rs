@@ -20,6 +20,9 @@ use janus_server_core::serve::{self, Config, Shutdown};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Janus: a fast dual-era Model Context Protocol server.
 #[derive(Parser)]
 #[command(version, about)]
