@@ -359,15 +359,24 @@ impl<'a> Ctx<'a> {
     /// The client's capabilities: this request's (modern) or the session's (legacy).
     #[must_use]
     pub fn client_capabilities(&self) -> Option<RawJson<'a>> {
-        self.info
-            .capabilities()
-            .and_then(|c| RawJson::parse(c).ok())
+        // NB. A request's own is a value of its frame, which the codec checked: taken as
+        // it is (a session's is kept as text, and read again).
+        match self.info.session {
+            Some(_) => self
+                .info
+                .capabilities()
+                .and_then(|c| RawJson::parse(c).ok()),
+            None => self.info.msg.envelope().client_capabilities,
+        }
     }
 
     /// The client's `Implementation` (`name`, `version`...), when it sent one.
     #[must_use]
     pub fn client_info(&self) -> Option<RawJson<'a>> {
-        self.info.client_info().and_then(|c| RawJson::parse(c).ok())
+        match self.info.session {
+            Some(_) => self.info.client_info().and_then(|c| RawJson::parse(c).ok()),
+            None => self.info.msg.envelope().client_info,
+        }
     }
 
     /// The request's `_meta.progressToken`, when it has one.
