@@ -91,6 +91,16 @@ pub(crate) fn forwarded(ctx: &Ctx<'_>, said: &std::sync::Mutex<Option<Said>>) ->
         .filter(|m| m.has_other_members(&WRITTEN_AGAIN))
         .and_then(|m| object_without(m, |k| WRITTEN_AGAIN.contains(&k)))
         .map(|j| j.as_str().to_owned());
+    // NB. A request whose `_meta` differs only by what is written again (a progress token,
+    // new in each request) says what the last one said: it shares that, and the text kept
+    // stays (no copy a request).
+    if let Some(l) = last.as_ref()
+        && l.forwarded.client_info.as_deref() == info
+        && l.forwarded.capabilities.as_deref() == caps
+        && l.forwarded.meta == meta
+    {
+        return Arc::clone(&l.forwarded);
+    }
     let f = Arc::new(Forwarded {
         client_info: info.map(str::to_owned),
         capabilities: caps.map(str::to_owned),

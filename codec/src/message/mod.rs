@@ -77,6 +77,17 @@ impl<'buf> Message<'buf> {
         self.params_members.find(params.as_str(), key)
     }
 
+    /// The members `keys` of an object `params`, as [`Message::param`] finds each: among
+    /// the members kept during the validating pass, else in one walk over `params` for all.
+    #[must_use]
+    pub fn params_many<const N: usize>(&self, keys: [&str; N]) -> [Option<RawJson<'buf>>; N] {
+        match self.params {
+            None => [None; N],
+            Some(p) if self.params_members.more => p.get_many(keys),
+            Some(p) => keys.map(|k| self.params_members.find(p.as_str(), k)),
+        }
+    }
+
     /// `params._meta` as sent, when `params` is an object that has it (of any type).
     /// Found during the validating pass, so reading the envelope needs no second walk over
     /// `params`.
@@ -365,6 +376,11 @@ mod tests {
         assert_eq!(m.param("name").unwrap().as_str(), r#""b""#);
         assert_eq!(m.param("arguments").unwrap().as_str(), r#"{"x":1}"#);
         assert_eq!(m.param("missing"), None);
+        let [name, args, missing] = m.params_many(["name", "arguments", "missing"]);
+        assert_eq!(
+            (name, args, missing),
+            (m.param("name"), m.param("arguments"), None)
+        );
         // More members than are kept: the walk over params answers, with the same rule.
         let many = r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"a":8}}"#;
         let m = msg(many);
@@ -372,6 +388,8 @@ mod tests {
             assert_eq!(m.param(key), m.params().unwrap().get(key), "{key}");
         }
         assert_eq!(m.param("a").unwrap().as_str(), "8");
+        let keys = ["a", "b", "f", "g", "h"];
+        assert_eq!(m.params_many(keys), m.params().unwrap().get_many(keys));
         // A later params that is not an object leaves no members behind.
         let m = msg(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a"},"params":[1]}"#);
         assert_eq!(m.param("name"), None);

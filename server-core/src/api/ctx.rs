@@ -362,9 +362,9 @@ impl<'a> Ctx<'a> {
         // NB. A request's own is a value of its frame, which the codec checked: taken as
         // it is (a session's is kept as text, and read again).
         match self.info.session {
-            Some(_) => self
-                .info
-                .capabilities()
+            Some(s) => s
+                .capabilities
+                .as_deref()
                 .and_then(|c| RawJson::parse(c).ok()),
             None => self.info.msg.envelope().client_capabilities,
         }
@@ -374,7 +374,10 @@ impl<'a> Ctx<'a> {
     #[must_use]
     pub fn client_info(&self) -> Option<RawJson<'a>> {
         match self.info.session {
-            Some(_) => self.info.client_info().and_then(|c| RawJson::parse(c).ok()),
+            Some(s) => s
+                .client_info
+                .as_deref()
+                .and_then(|c| RawJson::parse(c).ok()),
             None => self.info.msg.envelope().client_info,
         }
     }

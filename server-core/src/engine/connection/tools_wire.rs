@@ -107,10 +107,10 @@ impl Connection {
         out: &mut BytesMut,
         slot: Slot,
     ) {
-        // NB. Found among the members the codec kept in its validating pass: no walk over
-        // the params (the arguments and `_meta` may be large).
+        // NB. Found among the members the codec kept in its validating pass (else in one walk
+        // for all four): the arguments and `_meta` may be large.
         let [name, args, responses, token] =
-            ["name", "arguments", "inputResponses", "requestState"].map(|k| msg.param(k));
+            msg.params_many(["name", "arguments", "inputResponses", "requestState"]);
         let Some(name) = name.and_then(RawJson::as_string) else {
             encode::write_error(
                 out,
