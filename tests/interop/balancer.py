@@ -8,6 +8,8 @@ the configurations of deploy/ (their ports changed to free ones). Through each b
   that minted them for their whole life (each replica's legacy counts);
 - the replica of the v1 session is killed (SIGKILL): modern requests that a client retries
   all succeed, the v1 session fails and a new one is served by another replica;
+- the killed replica is restarted: a session it mints is served through the balancer at
+  once (nginx), or within a health check (HAProxy);
 - the same with a python-sdk v2 legacy session (its replica restarted first, then killed):
   the session's next call gets 404 from another replica, and the client re-initialises
   there (or fails, and a new client does).
@@ -102,6 +104,33 @@ def modern(url, rid, method, params, name=None, caps=None):
 
 def echo(url, rid, text):
     return modern(url, rid, "tools/call", {"name": "echo", "arguments": {"text": text}}, "echo")
+
+
+LEGACY = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def legacy_session(url):
+    """A 2025-11-25 session opened at `url` (initialize, then initialized): its id."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "balancer", "version": "0"}}})
+    req = urllib.request.Request(url, data=body.encode(), headers=LEGACY)
+    with urllib.request.urlopen(req, timeout=15) as r:
+        session = r.headers["mcp-session-id"]
+        r.read()
+    headers = dict(LEGACY, **{"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"})
+    status, _ = http(url, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                     headers)
+    check(status == 202, f"initialized: {status}")
+    return session
+
+
+def legacy_echo(url, session, rid, text):
+    headers = dict(LEGACY, **{"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"})
+    body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"text": text}}})
+    status, text = http(url, body, headers)
+    return status, answer_of(text)
 
 
 class Replicas:
@@ -294,8 +323,33 @@ def exercise(kind, replicas, url):
     print(f"  after SIGKILL of r{node}: 12 modern requests served ({retried} retries); "
           f"v1: {' / '.join(out.strip().splitlines())}")
 
-    # A python-sdk v2 legacy session whose replica is killed.
+    # The killed replica is back: a session it mints is served through the balancer at once
+    # (nginx: its own pool tries it first again, whatever failures it counted while it was
+    # down; HAProxy: it is back in once its health check passes, one second at most).
+    # First, while it is down, its sessions get 404 from another replica (not a 502), on
+    # fresh connections: each of nginx's workers counts the failure on its own.
+    for i in range(6):
+        status, a = legacy_echo(url, f"r{node}.gone", 300 + i, "gone")
+        check(status == 404, f"a session of the dead r{node}: {status} {a}")
     replicas.start(node)
+    session = legacy_session(f"http://127.0.0.1:{replicas.ports[node][0]}/mcp")
+    check(session.startswith(f"r{node}."), f"a session of the restarted r{node}: {session}")
+    before = replicas.counts("tools/call", "legacy")
+    deadline = time.time() + (3 if kind == "haproxy" else 0)
+    while True:
+        status, a = legacy_echo(url, session, 310, "back")
+        if status == 200 or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    check(status == 200 and a["result"]["content"][0]["text"] == "back", f"{status} {a}")
+    for i in range(5):
+        status, a = legacy_echo(url, session, 311 + i, f"back {i}")
+        check(status == 200 and a["result"]["content"][0]["text"] == f"back {i}", f"{status} {a}")
+    d = deltas(before, replicas.counts("tools/call", "legacy"))
+    check(d[node] == 6 and sum(d) == 6, f"the restarted replica's session calls per replica {d}")
+    print(f"  r{node} restarted: a session it minted is served through the balancer (6 calls)")
+
+    # A python-sdk v2 legacy session whose replica is killed.
     print(f"  v2: {anyio.run(v2_killed, url, replicas)}")
 
 
