@@ -839,3 +839,88 @@ async fn a_backend_that_serves_only_tools_is_asked_only_for_them() {
     assert!(c.list_prompts().await.map_or(true, |p| p.is_empty()));
     c.close(Duration::from_secs(2)).await;
 }
+
+/// The blocks of `janus serve --tools faults`'s `rich` (src/fixtures/faults.rs).
+const RICH_BLOCKS: [&str; 3] = [
+    r#"{"type":"text","text":"plain","_meta":{"example.com/k":"v"}}"#,
+    r#"{"type":"resource_link","uri":"faults://meta","name":"meta","title":"The meta page","size":17,"_meta":{"example.com/r":1}}"#,
+    r#"{"type":"audio","data":"AAAA","mimeType":"audio/wav","annotations":{"audience":["user"],"lastModified":"2026-01-01T00:00:00Z"}}"#,
+];
+
+/// `tools/call` of `rich` by a raw handshake client of revision `version` through `janus
+/// bridge --mode legacy -- janus serve --tools faults` (a 2025-11-25 backend): the result.
+fn rich_through_handshake_front(version: &str) -> serde_json::Value {
+    use std::io::{BufRead as _, Write as _};
+    let mut child = std::process::Command::new(JANUS)
+        .args([
+            "bridge", "--mode", "legacy", "--", JANUS, "serve", "--tools", "faults",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let stdin = child.stdin.as_mut().unwrap();
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+    );
+    writeln!(stdin, "{init}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"rich","arguments":{{}}}}}}"#
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    let got = loop {
+        let mut l = String::new();
+        assert!(out.read_line(&mut l).unwrap() > 0, "the bridge ended");
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        if v["id"] == 1 {
+            assert_eq!(v["result"]["protocolVersion"], version, "{v}");
+        }
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    got["result"].clone()
+}
+
+#[test]
+fn blocks_reach_a_client_of_the_backend_s_revision_or_later_as_the_backend_wrote_them() {
+    let want: Vec<serde_json::Value> = RICH_BLOCKS
+        .iter()
+        .map(|b| serde_json::from_str(b).unwrap())
+        .collect();
+    // A 2026-07-28 client and a 2025-11-25 one, in front of a 2025-11-25 backend: every
+    // member of every block, those the model does not read included.
+    let mut f = RawFront::start_with(&[JANUS, "serve", "--tools", "faults"]);
+    let modern = f.ask(1, "tools/call", r#""name":"rich","arguments":{}"#);
+    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+    assert_eq!(
+        modern["result"]["content"].as_array().unwrap(),
+        &want,
+        "{modern}"
+    );
+    let same = rich_through_handshake_front("2025-11-25");
+    assert_eq!(same["content"].as_array().unwrap(), &want, "{same}");
+    // A 2024-11-05 client gets them in its revision: a resource_link and audio it has no
+    // type for become text that names them.
+    let old = rich_through_handshake_front("2024-11-05");
+    let blocks = old["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), 3, "{old}");
+    assert!(blocks.iter().all(|b| b["type"] == "text"), "{old}");
+    assert_eq!(blocks[0]["text"], "plain", "{old}");
+    assert_eq!(blocks[1]["text"], "Resource meta: faults://meta", "{old}");
+    assert!(
+        blocks[2]["text"].as_str().unwrap().contains("audio/wav"),
+        "{old}"
+    );
+}

@@ -491,6 +491,7 @@ fn call_result(a: Answer) -> Result<ToolResult, Halt> {
             is_error: r.is_error,
             meta: r.meta.map(|m| Json::from_written(m.as_bytes())),
         }),
+        Answer::Passed(r) => Ok(r),
         _ => Err(mismatched()),
     }
 }
@@ -504,6 +505,7 @@ impl Forward {
         let name = Arc::clone(&self.name);
         let as_task = self.as_task;
         let declares = Arc::clone(&self.declares_tasks);
+        let front = ctx.version();
         open_call(
             &self.backend,
             ctx,
@@ -524,20 +526,37 @@ impl Forward {
                     tasks,
                     ..base.clone()
                 };
+                // NB. A front client whose revision has every block type the backend's has
+                // gets the backend's blocks as they came (none read, none written again, no
+                // member lost); an older one gets them in its revision (an audio block
+                // or a resource_link it lacks becomes text).
+                let pass = front >= client.negotiated().version;
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
                     let args = arguments.as_deref();
                     let declared = declares.load(Relaxed);
-                    match client.call_tool(&name, args, opts(declared)).await {
+                    let first = if pass {
+                        client
+                            .call_tool_as_sent(&name, args, opts(declared))
+                            .await
+                            .map(Answer::Passed)
+                    } else {
+                        client
+                            .call_tool(&name, args, opts(declared))
+                            .await
+                            .map(Answer::Call)
+                    };
+                    match first {
                         Err(janus_client::Error::Rejected(r)) if !declared && needs_tasks(&r) => {
                             declares.store(true, Relaxed);
                             // NB. Boxed: the rare second call would double the size of
                             // every call's future (moved into its box on each call).
-                            Box::pin(client.call_tool(&name, args, opts(true))).await
+                            Box::pin(client.call_tool(&name, args, opts(true)))
+                                .await
+                                .map(Answer::Call)
                         }
                         other => other,
                     }
-                    .map(Answer::Call)
                 })
             },
         )

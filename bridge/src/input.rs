@@ -114,6 +114,9 @@ impl Inbox {
 pub(crate) enum Answer {
     /// `tools/call`.
     Call(CallResult),
+    /// `tools/call`, its blocks as the backend wrote them (for a front client whose
+    /// revision has every block type the backend's has).
+    Passed(janus_model::result::ToolResult),
     /// `prompts/get`.
     Prompt(janus_model::prompt::PromptMessages),
     /// `resources/read`.

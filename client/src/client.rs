@@ -198,7 +198,7 @@ pub struct Reply {
     /// The result's `resultType`, read on the read path.
     kind: ResultType,
     /// A `tools/call` result, read on the read path (the line is parsed once).
-    call: Option<Result<CallResult, String>>,
+    call: Option<ReadCall>,
 }
 
 impl Reply {
@@ -230,6 +230,17 @@ pub(crate) enum Want {
     Raw,
     /// A `tools/call` result.
     Call,
+    /// A `tools/call` result to pass on, its blocks unread.
+    Pass,
+}
+
+/// A `tools/call` result read on the read path, as its request wanted it.
+#[derive(Debug, Clone)]
+pub(crate) enum ReadCall {
+    /// Read into the normalised result.
+    Typed(Result<CallResult, String>),
+    /// Its blocks as they came.
+    AsSent(Result<janus_model::result::ToolResult, String>),
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -339,7 +350,11 @@ impl Inner {
                             Want::Raw => (ResultType::of(r), None),
                             Want::Call => {
                                 let (kind, call) = CallResult::read(r);
-                                (kind, call)
+                                (kind, call.map(ReadCall::Typed))
+                            }
+                            Want::Pass => {
+                                let (kind, call) = crate::result::read_as_sent(r);
+                                (kind, call.map(ReadCall::AsSent))
                             }
                         };
                         Ok(Reply {
@@ -1096,6 +1111,51 @@ impl Client {
         arguments: Option<&str>,
         opts: CallOptions,
     ) -> Result<CallResult, Error> {
+        let mut reply = self
+            .call_tool_reply(name, arguments, opts, Want::Call)
+            .await?;
+        match reply.call.take() {
+            Some(ReadCall::Typed(r)) => r.map_err(Error::Protocol),
+            _ => CallResult::from_wire(reply.result()).map_err(Error::Protocol),
+        }
+    }
+
+    /// [`Client::call_tool`] for a gateway that passes the result on to a client whose
+    /// revision has every content block type this server's has: the model's
+    /// [`ToolResult`](janus_model::result::ToolResult) with each block as the server wrote
+    /// it ([`Content::as_sent`](janus_model::content::Content::as_sent)), and
+    /// `structuredContent` and `_meta` as they came (without a 2026-07-28 server's stamp),
+    /// none of them read or written again.
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool`].
+    pub async fn call_tool_as_sent(
+        &self,
+        name: &str,
+        arguments: Option<&str>,
+        opts: CallOptions,
+    ) -> Result<janus_model::result::ToolResult, Error> {
+        let mut reply = self
+            .call_tool_reply(name, arguments, opts, Want::Pass)
+            .await?;
+        match reply.call.take() {
+            Some(ReadCall::AsSent(r)) => r.map_err(Error::Protocol),
+            _ => crate::result::read_as_sent(reply.result())
+                .1
+                .unwrap_or_else(|| Err("not a complete result".into()))
+                .map_err(Error::Protocol),
+        }
+    }
+
+    /// Sends `tools/call` and waits for its answer, read as `want` says.
+    async fn call_tool_reply(
+        &self,
+        name: &str,
+        arguments: Option<&str>,
+        opts: CallOptions,
+        want: Want,
+    ) -> Result<Reply, Error> {
         // NB. The params are written straight into the request's line, in pieces: a name
         // that needs no escapes is used as it is.
         let escaped;
@@ -1123,13 +1183,8 @@ impl Client {
             members[5] = a;
         }
         self.know_tool(name).await?;
-        let mut reply = self
-            .request_with_input("tools/call", &members, opts, Want::Call)
-            .await?;
-        match reply.call.take() {
-            Some(r) => r.map_err(Error::Protocol),
-            None => CallResult::from_wire(reply.result()).map_err(Error::Protocol),
-        }
+        self.request_with_input("tools/call", &members, opts, want)
+            .await
     }
 
     /// `server/discover` (a 2026-07-28 server; the result as JSON text).

@@ -41,22 +41,7 @@ impl CallResult {
     /// Reads a `tools/call` result and its `resultType` in one walk: the result only when
     /// it is complete.
     pub(crate) fn read(result: RawJson<'_>) -> (ResultType, Option<Result<Self, String>>) {
-        if !result.is_object() {
-            let e = Err("a tools/call result that is not an object".into());
-            return (ResultType::Complete, Some(e));
-        }
-        let [content, structured, is_error, meta, kind] = result.get_many([
-            "content",
-            "structuredContent",
-            "isError",
-            "_meta",
-            "resultType",
-        ]);
-        let kind = ResultType::named(kind);
-        if kind != ResultType::Complete {
-            return (kind, None);
-        }
-        (kind, Some(Self::of(content, structured, is_error, meta)))
+        read_members(result, Self::of)
     }
 
     fn of(
@@ -80,6 +65,49 @@ impl CallResult {
     pub fn text(&self) -> String {
         self.content.iter().filter_map(Content::as_text).collect()
     }
+}
+
+/// The members of a call result: its `resultType` and, when it is complete, what `of` makes
+/// of its `content`, `structuredContent`, `isError` and `_meta` (one walk).
+fn read_members<T>(
+    result: RawJson<'_>,
+    of: impl FnOnce(
+        Option<RawJson<'_>>,
+        Option<RawJson<'_>>,
+        Option<RawJson<'_>>,
+        Option<RawJson<'_>>,
+    ) -> Result<T, String>,
+) -> (ResultType, Option<Result<T, String>>) {
+    if !result.is_object() {
+        let e = Err("a tools/call result that is not an object".into());
+        return (ResultType::Complete, Some(e));
+    }
+    let [content, structured, is_error, meta, kind] = result.get_many([
+        "content",
+        "structuredContent",
+        "isError",
+        "_meta",
+        "resultType",
+    ]);
+    let kind = ResultType::named(kind);
+    if kind != ResultType::Complete {
+        return (kind, None);
+    }
+    (kind, Some(of(content, structured, is_error, meta)))
+}
+
+/// A `tools/call` result to pass on ([`crate::Client::call_tool_as_sent`]) and its
+/// `resultType`, in one walk: its blocks, `structuredContent` and `_meta` as they came
+/// (without the server's stamp), unread.
+pub(crate) fn read_as_sent(
+    result: RawJson<'_>,
+) -> (ResultType, Option<Result<ToolResult, String>>) {
+    read_members(result, |content, structured, is_error, meta| {
+        let mut r = ToolResult::from_members_as_sent(content, structured, is_error)
+            .map_err(|e| format!("a tools/call result whose {e}"))?;
+        r.meta = meta.and_then(janus_model::result::meta_without_stamp);
+        Ok(r)
+    })
 }
 
 /// A `_meta` object without the server's stamp, as canonical JSON; `None` when it is empty.

@@ -70,10 +70,12 @@ pub fn write_raw(out: &mut BytesMut, json: &str) {
         }
     }
     out.extend_from_slice(&b[run..]);
-    // NB. Only reachable with invalid text: a raw line break that sat inside a string.
-    for c in &mut out[begin..] {
-        if matches!(*c, b'\r' | b'\n') {
-            *c = b' ';
+    // NB. Only with invalid text: a raw line break that sat inside a string.
+    if memchr::memchr2(b'\r', b'\n', &out[begin..]).is_some() {
+        for c in &mut out[begin..] {
+            if matches!(*c, b'\r' | b'\n') {
+                *c = b' ';
+            }
         }
     }
 }

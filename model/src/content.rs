@@ -135,7 +135,8 @@ pub enum Block {
         body: ResourceBody,
     },
     /// A block of a type this model does not know (or a known type without what it needs),
-    /// kept as sent: forwarded whole, never dropped.
+    /// kept as sent: forwarded whole, never dropped. Also any block passed on unread
+    /// ([`Content::as_sent`]).
     Other(Json),
 }
 
@@ -225,6 +226,15 @@ impl Content {
             Block::Text(t) => Some(t),
             _ => None,
         }
+    }
+
+    /// A block passed on exactly as it came, unread ([`Block::Other`]): for a gateway whose
+    /// client's revision has every block type its server's has, so that nothing needs
+    /// writing again, and members this model does not keep (a `resource_link`'s `title`,
+    /// `size` or `icons`, a block's `_meta`) are not lost on the way.
+    #[must_use]
+    pub fn as_sent(block: RawJson<'_>) -> Self {
+        Self::of(Block::Other(Json::from_raw(block)))
     }
 
     /// Reads a content block of any revision: each known type with its members and its

@@ -97,9 +97,33 @@ impl ToolResult {
         structured: Option<RawJson<'_>>,
         is_error: Option<RawJson<'_>>,
     ) -> Result<Self, String> {
+        Self::of_members(content, structured, is_error, Content::read)
+    }
+
+    /// [`ToolResult::from_members`] with each content block passed on as it came
+    /// ([`Content::as_sent`]), unread: for a gateway whose client's revision has every block
+    /// type its server's has.
+    ///
+    /// # Errors
+    ///
+    /// `content` that is not an array.
+    pub fn from_members_as_sent(
+        content: Option<RawJson<'_>>,
+        structured: Option<RawJson<'_>>,
+        is_error: Option<RawJson<'_>>,
+    ) -> Result<Self, String> {
+        Self::of_members(content, structured, is_error, Content::as_sent)
+    }
+
+    fn of_members(
+        content: Option<RawJson<'_>>,
+        structured: Option<RawJson<'_>>,
+        is_error: Option<RawJson<'_>>,
+        block: fn(RawJson<'_>) -> Content,
+    ) -> Result<Self, String> {
         let content = match content {
             None => Vec::new(),
-            Some(c) if c.is_array() => c.iter_elements().map(Content::read).collect(),
+            Some(c) if c.is_array() => c.iter_elements().map(block).collect(),
             Some(_) => return Err("content that is not an array".into()),
         };
         Ok(Self {

@@ -298,6 +298,29 @@ mod tests {
     use crate::tests::xorshift;
 
     #[test]
+    fn a_trusted_string_s_end_agrees_with_serde_json_short_or_long() {
+        // Strings of 0 to 40 bytes, with escapes at every
+        // place, an escaped quote or backslash among them; what follows holds quotes too.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..20_000 {
+            let len = usize::try_from(xorshift(&mut state) % 41).unwrap();
+            let mut s = String::new();
+            while s.len() < len {
+                s.push(match xorshift(&mut state) % 8 {
+                    0 => '"',
+                    1 => '\\',
+                    2 => '\n',
+                    3 => 'é',
+                    _ => 'a',
+                });
+            }
+            let body = serde_json::to_string(&s).unwrap();
+            let text = format!("{body},\"next\"");
+            assert_eq!(trusted_string_end(text.as_bytes(), 1), body.len(), "{text}");
+        }
+    }
+
+    #[test]
     fn escaped_bytes_agree_with_a_walk_over_blocks() {
         let mut state = 0x2545_F491_4F6C_DD1D_u64;
         for _ in 0..20_000 {

@@ -253,3 +253,19 @@ fn write_raw_leaves_out_white_space_outside_strings() {
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v, json!([1, "a\nb c", {"k": " "}]));
 }
+
+#[test]
+fn write_raw_never_breaks_its_line_even_for_text_against_its_contract() {
+    // A raw line break inside a string is invalid JSON: it becomes a space, and white space
+    // outside strings around it is still left out. A string left open ends the text.
+    for (text, want) in [
+        ("{\"a b\" : \"c\nd\" }", "{\"a b\":\"c d\"}"),
+        ("[ \"x\\\"\r\" , 2 ]", "[\"x\\\" \",2]"),
+        ("[ \"open ", "[\"open "),
+        (" \"a\\", "\"a\\"),
+    ] {
+        let mut out = BytesMut::from(&b"> "[..]);
+        encode::write_raw(&mut out, text);
+        assert_eq!(&out[..], format!("> {want}").as_bytes(), "{text:?}");
+    }
+}
