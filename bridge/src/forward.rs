@@ -501,7 +501,7 @@ impl Forward {
     /// call it parked).
     fn open(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<(InFlight, Arc<Backend>), Halt> {
         // NB. The arguments go on as they came: a span of the front request, copied once.
-        let arguments = args.raw().map(|a| a.as_str().to_owned());
+        let arguments = args.raw().map(Json::from_raw);
         let name = Arc::clone(&self.name);
         let as_task = self.as_task;
         let declares = Arc::clone(&self.declares_tasks);
@@ -512,9 +512,14 @@ impl Forward {
             move |client, progress, cancel, route| {
                 if as_task && client.negotiated().version.is_handshake() {
                     return Box::pin(async move {
-                        crate::task::call(client, &name, arguments.as_deref(), cancel)
-                            .await
-                            .map(Answer::Call)
+                        crate::task::call(
+                            client,
+                            &name,
+                            arguments.as_ref().map(Json::as_str),
+                            cancel,
+                        )
+                        .await
+                        .map(Answer::Call)
                     });
                 }
                 // NB. A tool a 2026-07-28 backend runs only as a task is called again
@@ -533,11 +538,11 @@ impl Forward {
                 let pass = front >= client.negotiated().version;
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
-                    let args = arguments.as_deref();
+                    let args = arguments.as_ref().map(Json::as_str);
                     let declared = declares.load(Relaxed);
                     let first = if pass {
                         client
-                            .call_tool_as_sent(&name, args, opts(declared))
+                            .call_tool_as_sent(&name, arguments.as_ref(), opts(declared))
                             .await
                             .map(Answer::Passed)
                     } else {

@@ -1111,6 +1111,11 @@ impl Client {
         arguments: Option<&str>,
         opts: CallOptions,
     ) -> Result<CallResult, Error> {
+        if let Some(a) = arguments
+            && !RawJson::parse(a).is_ok_and(|a| a.is_object())
+        {
+            return Err(Error::Config("the arguments must be a JSON object".into()));
+        }
         let mut reply = self
             .call_tool_reply(name, arguments, opts, Want::Call)
             .await?;
@@ -1125,7 +1130,8 @@ impl Client {
     /// [`ToolResult`](janus_model::result::ToolResult) with each block as the server wrote
     /// it ([`Content::as_sent`](janus_model::content::Content::as_sent)), and
     /// `structuredContent` and `_meta` as they came (without a 2026-07-28 server's stamp),
-    /// none of them read or written again.
+    /// none of them read or written again. The `arguments` are JSON already (a value of its
+    /// client's request, say): they are not checked again, but for being an object.
     ///
     /// # Errors
     ///
@@ -1133,9 +1139,13 @@ impl Client {
     pub async fn call_tool_as_sent(
         &self,
         name: &str,
-        arguments: Option<&str>,
+        arguments: Option<&janus_model::json::Json>,
         opts: CallOptions,
     ) -> Result<janus_model::result::ToolResult, Error> {
+        if arguments.is_some_and(|a| !a.is_object()) {
+            return Err(Error::Config("the arguments must be a JSON object".into()));
+        }
+        let arguments = arguments.map(janus_model::json::Json::as_str);
         let mut reply = self
             .call_tool_reply(name, arguments, opts, Want::Pass)
             .await?;
@@ -1148,7 +1158,8 @@ impl Client {
         }
     }
 
-    /// Sends `tools/call` and waits for its answer, read as `want` says.
+    /// Sends `tools/call` (its `arguments` checked: one JSON object) and waits for its
+    /// answer, read as `want` says.
     async fn call_tool_reply(
         &self,
         name: &str,
@@ -1176,9 +1187,6 @@ impl Client {
             "",
         ];
         if let Some(a) = arguments {
-            if !RawJson::parse(a).is_ok_and(|a| a.is_object()) {
-                return Err(Error::Config("the arguments must be a JSON object".into()));
-            }
             members[4] = r#","arguments":"#;
             members[5] = a;
         }

@@ -164,8 +164,6 @@ fn now_ms() -> u64 {
 /// included) or notification to the connection, whose answers go to the output.
 pub struct Runner {
     set: JoinSet<(JobId, JobEnd)>,
-    /// The job of each tokio task, for the ones that panic.
-    jobs: HashMap<tokio::task::Id, JobId, foldhash::fast::RandomState>,
     handles: HashMap<JobId, AbortHandle, foldhash::fast::RandomState>,
     notes_tx: mpsc::Sender<(JobId, Bytes)>,
     notes: mpsc::Receiver<(JobId, Bytes)>,
@@ -192,7 +190,6 @@ impl Runner {
         let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
         Self {
             set: JoinSet::new(),
-            jobs: HashMap::default(),
             handles: HashMap::default(),
             notes_tx,
             notes,
@@ -223,15 +220,11 @@ impl Runner {
         while let Some(action) = conn.poll_action() {
             match action {
                 Action::Run { job, work } => {
-                    let handle = self
-                        .set
-                        .spawn(async move { (job, JobEnd::Finished(work.await)) });
-                    self.jobs.insert(handle.id(), job);
+                    let handle = self.set.spawn(Caught { job, work });
                     self.handles.insert(job, handle);
                 }
                 Action::Abort(job) => {
                     if let Some(h) = self.handles.remove(&job) {
-                        self.jobs.remove(&h.id());
                         h.abort();
                     }
                 }
@@ -244,10 +237,10 @@ impl Runner {
     /// when it is handled.
     pub async fn next(&mut self, conn: &mut Connection, out: &mut BytesMut) {
         tokio::select! {
-            Some(done) = self.set.join_next_with_id() => {
+            Some(done) = self.set.join_next() => {
                 conn.handle_time(now_ms());
                 self.ended(done, conn, out);
-                while let Some(d) = self.set.try_join_next_with_id() {
+                while let Some(d) = self.set.try_join_next() {
                     self.ended(d, conn, out);
                 }
             }
@@ -265,26 +258,49 @@ impl Runner {
     /// Reports an ended tokio task to the connection.
     fn ended(
         &mut self,
-        done: Result<(tokio::task::Id, (JobId, JobEnd)), tokio::task::JoinError>,
+        done: Result<(JobId, JobEnd), tokio::task::JoinError>,
         conn: &mut Connection,
         out: &mut BytesMut,
     ) {
-        let (task, end) = match done {
-            Ok((task, (_, end))) => (task, end),
-            Err(e) if e.is_panic() => (e.id(), JobEnd::Panicked),
-            // Aborted: the connection already dropped the job.
-            Err(e) => {
-                self.jobs.remove(&e.id());
-                return;
-            }
+        // NB. A panic is caught in the task ([`Caught`]): an error is an abort, whose job
+        // the connection already dropped.
+        let Ok((job, end)) = done else {
+            return;
         };
-        if let Some(job) = self.jobs.remove(&task) {
-            self.handles.remove(&job);
-            // The job's notifications sent before it ended go out before its answer.
-            while let Ok((j, line)) = self.notes.try_recv() {
-                conn.handle_note(j, &line, out);
+        self.handles.remove(&job);
+        // The job's notifications sent before it ended go out before its answer.
+        while let Ok((j, line)) = self.notes.try_recv() {
+            conn.handle_note(j, &line, out);
+        }
+        conn.handle_done(job, end, out);
+    }
+}
+
+/// A job's work as a tokio task: its job and how it ended, a panic of its included (caught
+/// where it happens, so that the task's output names its job without a book of task ids).
+struct Caught {
+    job: JobId,
+    work: crate::engine::connection::jobs::Work,
+}
+
+impl std::future::Future for Caught {
+    type Output = (JobId, JobEnd);
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        let job = self.job;
+        // NB. A work that panicked is not polled again: the task ends with this poll.
+        match catch_unwind(AssertUnwindSafe(|| {
+            std::pin::Pin::new(&mut self.work).poll(cx)
+        })) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(done)) => {
+                std::task::Poll::Ready((job, JobEnd::Finished(done)))
             }
-            conn.handle_done(job, end, out);
+            Err(_) => std::task::Poll::Ready((job, JobEnd::Panicked)),
         }
     }
 }
