@@ -140,6 +140,50 @@ async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_front_waits_for_a_modern_backend_s_tasks_with_their_results_as_sent() {
+    // A 2026-07-28 client that declares the tasks extension, in front of a 2026-07-28
+    // backend: the bridge's first call of a task-only tool is refused (-32021) and made again
+    // declaring the extension; the task's result reaches the front as the backend wrote it.
+    let dir = scratch("bridge-modern-front-tasks");
+    let heard = dir.join("to-backend.jsonl");
+    let cmd = bridge_copying("modern", "conformance", &heard);
+    let c = Client::connect(Transport::Stdio(cmd), options(Mode::Modern, true))
+        .await
+        .expect("the bridge serves");
+    let r = c
+        .call_tool("failing_job", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert!(r.is_error && r.text().contains("failed"), "{r:?}");
+    let r = c
+        .call_tool("test_tool_with_task", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "Hello, ada, from a task", "{r:?}");
+    let sent = lines_of(&heard);
+    assert!(
+        sent.iter().any(|l| l["method"] == "tasks/get"),
+        "the backend's tasks were waited for: {sent:?}"
+    );
+    let declared: Vec<bool> = sent
+        .iter()
+        .filter(|l| l["method"] == "tools/call" && l["params"]["name"] == "failing_job")
+        .map(|l| {
+            l["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+                .get("io.modelcontextprotocol/tasks")
+                .is_some()
+        })
+        .collect();
+    assert_eq!(
+        declared,
+        [false, true],
+        "refused, then made declaring: {sent:?}"
+    );
+    c.close(Duration::from_secs(2)).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn janus_client_waits_for_a_task_when_it_declares_the_extension() {
     let serve = || Command::new(JANUS, ["serve", "--tools", "conformance"]);
     // Declared: the task's result is the call's.

@@ -556,9 +556,19 @@ impl Forward {
                             declares.store(true, Relaxed);
                             // NB. Boxed: the rare second call would double the size of
                             // every call's future (moved into its box on each call).
-                            Box::pin(client.call_tool(&name, args, opts(true)))
+                            if pass {
+                                Box::pin(client.call_tool_as_sent(
+                                    &name,
+                                    arguments.as_ref(),
+                                    opts(true),
+                                ))
                                 .await
-                                .map(Answer::Call)
+                                .map(Answer::Passed)
+                            } else {
+                                Box::pin(client.call_tool(&name, args, opts(true)))
+                                    .await
+                                    .map(Answer::Call)
+                            }
                         }
                         other => other,
                     }
