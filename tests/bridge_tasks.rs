@@ -34,6 +34,30 @@ fn options(mode: Mode, tasks: bool) -> Options {
     }
 }
 
+/// A client (in `front`, declaring the tasks extension or not) of `janus bridge --mode
+/// modern` in front of `janus serve --tools conformance`, what the bridge sends its backend
+/// copied to a file: the client, the test's directory and that file.
+async fn front_of_copied_modern_backend(
+    name: &str,
+    front: Mode,
+    tasks: bool,
+) -> (Client, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let heard = dir.join("to-backend.jsonl");
+    let cmd = bridge_copying("modern", "conformance", &heard);
+    let c = Client::connect(Transport::Stdio(cmd), options(front, tasks))
+        .await
+        .expect("the bridge serves");
+    (c, dir, heard)
+}
+
+/// Whether a request the bridge sent declares the tasks extension.
+fn declares_tasks(l: &serde_json::Value) -> bool {
+    l["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+        .get("io.modelcontextprotocol/tasks")
+        .is_some()
+}
+
 /// A directory of its own for one test's copies.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("janus-{name}-{}", std::process::id()));
@@ -43,13 +67,8 @@ fn scratch(name: &str) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
-    // NB. What the bridge sends its backend is copied to a file.
-    let dir = scratch("bridge-modern-tasks");
-    let heard = dir.join("to-backend.jsonl");
-    let cmd = bridge_copying("modern", "conformance", &heard);
-    let c = Client::connect(Transport::Stdio(cmd), options(Mode::Legacy, false))
-        .await
-        .expect("the bridge serves");
+    let (c, dir, heard) =
+        front_of_copied_modern_backend("bridge-modern-tasks", Mode::Legacy, false).await;
     // A tool the backend runs only as a task: its tool error, not -32021.
     let r = c
         .call_tool("failing_job", Some("{}"), CallOptions::default())
@@ -83,29 +102,24 @@ async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
         sent.iter().all(|l| l["method"] != "tasks/result"),
         "{sent:?}"
     );
-    let declared = |l: &serde_json::Value| {
-        l["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
-            .get("io.modelcontextprotocol/tasks")
-            .is_some()
-    };
     let calls_of = |tool: &str| -> Vec<&serde_json::Value> {
         sent.iter()
             .filter(|l| l["method"] == "tools/call" && l["params"]["name"] == tool)
             .collect()
     };
     assert!(
-        calls_of("failing_job").iter().any(|l| declared(l)),
+        calls_of("failing_job").iter().any(|l| declares_tasks(l)),
         "{sent:?}"
     );
     assert!(
-        !calls_of("confirm_delete").iter().any(|l| declared(l)),
+        !calls_of("confirm_delete").iter().any(|l| declares_tasks(l)),
         "{sent:?}"
     );
     // The bridge's waits speak for the front's client, as its calls do, and declare the
     // extension they need.
     let polls: Vec<_> = sent.iter().filter(|l| l["method"] == "tasks/get").collect();
     assert!(
-        polls.iter().all(|l| declared(l)
+        polls.iter().all(|l| declares_tasks(l)
             && l["params"]["_meta"]["io.modelcontextprotocol/clientInfo"]["name"] == "front-host"),
         "{polls:?}"
     );
@@ -143,13 +157,9 @@ async fn a_modern_backend_s_tasks_are_waited_for_behind_the_bridge() {
 async fn a_modern_front_waits_for_a_modern_backend_s_tasks_with_their_results_as_sent() {
     // A 2026-07-28 client that declares the tasks extension, in front of a 2026-07-28
     // backend: the bridge's first call of a task-only tool is refused (-32021) and made again
-    // declaring the extension; the task's result reaches the front as the backend wrote it.
-    let dir = scratch("bridge-modern-front-tasks");
-    let heard = dir.join("to-backend.jsonl");
-    let cmd = bridge_copying("modern", "conformance", &heard);
-    let c = Client::connect(Transport::Stdio(cmd), options(Mode::Modern, true))
-        .await
-        .expect("the bridge serves");
+    // declaring the extension; the task's result reaches the front.
+    let (c, dir, heard) =
+        front_of_copied_modern_backend("bridge-modern-front-tasks", Mode::Modern, true).await;
     let r = c
         .call_tool("failing_job", Some("{}"), CallOptions::default())
         .await
@@ -168,11 +178,7 @@ async fn a_modern_front_waits_for_a_modern_backend_s_tasks_with_their_results_as
     let declared: Vec<bool> = sent
         .iter()
         .filter(|l| l["method"] == "tools/call" && l["params"]["name"] == "failing_job")
-        .map(|l| {
-            l["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
-                .get("io.modelcontextprotocol/tasks")
-                .is_some()
-        })
+        .map(declares_tasks)
         .collect();
     assert_eq!(
         declared,

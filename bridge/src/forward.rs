@@ -538,43 +538,42 @@ impl Forward {
                 let pass = front >= client.negotiated().version;
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
-                    let args = arguments.as_ref().map(Json::as_str);
+                    let args = arguments.as_ref();
                     let declared = declares.load(Relaxed);
-                    let first = if pass {
-                        client
-                            .call_tool_as_sent(&name, arguments.as_ref(), opts(declared))
-                            .await
-                            .map(Answer::Passed)
-                    } else {
-                        client
-                            .call_tool(&name, args, opts(declared))
-                            .await
-                            .map(Answer::Call)
-                    };
-                    match first {
+                    match call_tool(&client, &name, args, pass, opts(declared)).await {
                         Err(janus_client::Error::Rejected(r)) if !declared && needs_tasks(&r) => {
                             declares.store(true, Relaxed);
                             // NB. Boxed: the rare second call would double the size of
                             // every call's future (moved into its box on each call).
-                            if pass {
-                                Box::pin(client.call_tool_as_sent(
-                                    &name,
-                                    arguments.as_ref(),
-                                    opts(true),
-                                ))
-                                .await
-                                .map(Answer::Passed)
-                            } else {
-                                Box::pin(client.call_tool(&name, args, opts(true)))
-                                    .await
-                                    .map(Answer::Call)
-                            }
+                            Box::pin(call_tool(&client, &name, args, pass, opts(true))).await
                         }
                         other => other,
                     }
                 })
             },
         )
+    }
+}
+
+/// One `tools/call` of the backend's: its result passed on unread when `pass` (the front
+/// client's revision has every block type the backend's has), else read into the model.
+async fn call_tool(
+    client: &Client,
+    name: &str,
+    arguments: Option<&Json>,
+    pass: bool,
+    opts: CallOptions,
+) -> Result<Answer, janus_client::Error> {
+    if pass {
+        client
+            .call_tool_as_sent(name, arguments, opts)
+            .await
+            .map(Answer::Passed)
+    } else {
+        client
+            .call_tool(name, arguments.map(Json::as_str), opts)
+            .await
+            .map(Answer::Call)
     }
 }
 

@@ -1151,9 +1151,7 @@ impl Client {
             .await?;
         match reply.call.take() {
             Some(ReadCall::AsSent(r)) => r.map_err(Error::Protocol),
-            _ => crate::result::read_as_sent(reply.result())
-                .1
-                .unwrap_or_else(|| Err("not a complete result".into()))
+            _ => crate::result::complete(crate::result::read_as_sent(reply.result()))
                 .map_err(Error::Protocol),
         }
     }

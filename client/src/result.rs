@@ -33,9 +33,7 @@ impl CallResult {
     ///
     /// Why it is no call result: not an object, or a `content` that is not an array.
     pub fn from_wire(result: RawJson<'_>) -> Result<Self, String> {
-        Self::read(result)
-            .1
-            .unwrap_or_else(|| Err("not a complete result".into()))
+        complete(Self::read(result))
     }
 
     /// Reads a `tools/call` result and its `resultType` in one walk: the result only when
@@ -94,6 +92,13 @@ fn read_members<T>(
         return (kind, None);
     }
     (kind, Some(of(content, structured, is_error, meta)))
+}
+
+/// What a read of a call result made of it, when the result is complete (else why it is
+/// none).
+pub(crate) fn complete<T>(read: (ResultType, Option<Result<T, String>>)) -> Result<T, String> {
+    read.1
+        .unwrap_or_else(|| Err("not a complete result".into()))
 }
 
 /// A `tools/call` result to pass on ([`crate::Client::call_tool_as_sent`]) and its

@@ -230,6 +230,19 @@ pub(crate) struct RequestInfo<'a> {
     pub(crate) inputs: Option<&'a crate::api::input::Inputs>,
 }
 
+/// What the client says of itself: a legacy session's (`Some`), kept as text and read
+/// again here, or else this request's own, a value of its frame that the codec checked,
+/// taken as it is.
+fn said_of<'a>(
+    session: Option<Option<&'a str>>,
+    request: Option<RawJson<'a>>,
+) -> Option<RawJson<'a>> {
+    match session {
+        Some(text) => text.and_then(|t| RawJson::parse(t).ok()),
+        None => request,
+    }
+}
+
 impl std::fmt::Debug for RequestInfo<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestInfo")
@@ -359,27 +372,19 @@ impl<'a> Ctx<'a> {
     /// The client's capabilities: this request's (modern) or the session's (legacy).
     #[must_use]
     pub fn client_capabilities(&self) -> Option<RawJson<'a>> {
-        // NB. A request's own is a value of its frame, which the codec checked: taken as
-        // it is (a session's is kept as text, and read again).
-        match self.info.session {
-            Some(s) => s
-                .capabilities
-                .as_deref()
-                .and_then(|c| RawJson::parse(c).ok()),
-            None => self.info.msg.envelope().client_capabilities,
-        }
+        said_of(
+            self.info.session.map(|s| s.capabilities.as_deref()),
+            self.info.msg.envelope().client_capabilities,
+        )
     }
 
     /// The client's `Implementation` (`name`, `version`...), when it sent one.
     #[must_use]
     pub fn client_info(&self) -> Option<RawJson<'a>> {
-        match self.info.session {
-            Some(s) => s
-                .client_info
-                .as_deref()
-                .and_then(|c| RawJson::parse(c).ok()),
-            None => self.info.msg.envelope().client_info,
-        }
+        said_of(
+            self.info.session.map(|s| s.client_info.as_deref()),
+            self.info.msg.envelope().client_info,
+        )
     }
 
     /// The request's `_meta.progressToken`, when it has one.
