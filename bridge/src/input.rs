@@ -149,6 +149,10 @@ pub(crate) struct Resumed {
     pub(crate) unanswered: Vec<Asked>,
 }
 
+/// The calls in flight that may ask, by their number (one in and one out a call: a fast
+/// hash, the numbers being the router's own).
+type Askers = HashMap<u64, (Arc<Inbox>, bool), foldhash::fast::RandomState>;
+
 /// The calls in flight that may ask, and the parked ones.
 #[derive(Default)]
 pub(crate) struct Router {
@@ -156,7 +160,7 @@ pub(crate) struct Router {
     /// The calls in flight that may ask, and whether each is parked (a parked call waits
     /// for the answers to its questions: another call running takes the questions that
     /// come meanwhile).
-    askers: Mutex<HashMap<u64, (Arc<Inbox>, bool)>>,
+    askers: Mutex<Askers>,
     parked: Mutex<HashMap<String, Parked>>,
     /// The backend's log messages on their way from the client's reader.
     heard: Mutex<Option<mpsc::UnboundedReceiver<LogMessage>>>,

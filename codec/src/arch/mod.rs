@@ -389,19 +389,6 @@ fn classes16(s: &[u8; 16]) -> Classes16 {
     classes16_portable(s)
 }
 
-/// True when some byte of `b` satisfies `class`. Whole 64-byte blocks are tested without an
-/// early exit inside them, so the compare vectorises.
-#[inline]
-pub(crate) fn any_byte(b: &[u8], class: impl Fn(u8) -> bool) -> bool {
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        if block.iter().fold(0u8, |acc, &x| acc | u8::from(class(x))) != 0 {
-            return true;
-        }
-    }
-    blocks.remainder().iter().any(|&x| class(x))
-}
-
 /// The mask of the quotes of a chunk, and that of its bytes that a short plain string must not
 /// hold: backslashes, control bytes, and bytes above ASCII (a string that holds those takes
 /// the scanner's block scan, which notes them for the frame's UTF-8 check). SSE2 compares through
