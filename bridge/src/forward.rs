@@ -657,11 +657,12 @@ fn open_call(
         progress: heard,
         cancel,
         _asker: asker,
+        asked: 0,
     };
     Ok((flight, Arc::clone(backend)))
 }
 
-/// The key of the `n`th input (from 0) a parked call asks in one round: `input`, then
+/// The key of the `n`th input (from 0) a call asks, over all its rounds: `input`, then
 /// `input_2`, `input_3`, ...
 fn input_key(n: usize) -> String {
     if n == 0 {
@@ -800,11 +801,13 @@ async fn follow_call(
                         break;
                     }
                 }
+                let first = flight.asked;
+                flight.asked += questions.len();
                 let asked = questions
                     .into_iter()
                     .enumerate()
                     .map(|(n, question)| Asked {
-                        key: input_key(n),
+                        key: input_key(first + n),
                         question,
                     })
                     .collect();

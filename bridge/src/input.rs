@@ -55,6 +55,10 @@ pub(crate) struct InFlight {
     pub(crate) cancel: Cancel,
     /// Its place among the calls that may ask: given back when it is dropped.
     pub(crate) _asker: Asker,
+    /// How many questions the backend asked it so far: the next one's key follows them (the
+    /// server core serves a retry with every earlier round's answers, under their keys, so
+    /// a key is never used twice in one call).
+    pub(crate) asked: usize,
 }
 
 /// Where the backend's questions and log messages for one call wait for it: a small queue
