@@ -843,23 +843,50 @@ fn log(ctx: &janus_server_core::Context, m: janus_client::LogMessage) {
 /// (the backend exited, did not answer in time, broke the protocol).
 #[must_use]
 pub fn rejection_of(e: &janus_client::Error) -> RpcError {
+    use janus_codec::{INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
     match e {
         janus_client::Error::Rejected(r) => {
-            let code = i32::try_from(r.code).unwrap_or(janus_codec::INTERNAL_ERROR);
-            let e = RpcError::new(code, r.message.clone());
-            match r.data.as_deref().map(Json::parse) {
-                Some(Ok(data)) => e.with_data(data),
-                _ => e,
+            let data = r.data.as_deref().map(Json::parse).and_then(Result::ok);
+            match i32::try_from(r.code) {
+                // NB. These say what the backend made of the bridge's own request (its
+                // framing, its revision), not of the front's: the front's client hears that
+                // the bridge failed, and why.
+                Ok(PARSE_ERROR | INVALID_REQUEST | UNSUPPORTED_PROTOCOL_VERSION) | Err(_) => {
+                    failed(&format!("the backend answered {r}"))
+                }
+                // NB. A backend's own internal error (or a malformed error object) says why
+                // in `data.reason` when it gave no data of its own.
+                Ok(INTERNAL_ERROR) if data.is_none() => {
+                    RpcError::new(INTERNAL_ERROR, r.message.clone())
+                        .with_data(reason(&format!("the backend: {}", r.message)))
+                }
+                Ok(code) => {
+                    let e = RpcError::new(code, r.message.clone());
+                    match data {
+                        Some(data) => e.with_data(data),
+                        None => e,
+                    }
+                }
             }
         }
         other => {
-            let reason = format!("the backend: {other}");
-            let mut data = bytes::BytesMut::new();
-            data.extend_from_slice(br#"{"reason":"#);
-            janus_codec::encode::write_str(&mut data, &reason);
-            data.extend_from_slice(b"}");
-            RpcError::new(janus_codec::INTERNAL_ERROR, "Internal error")
-                .with_data(Json::from_written(&data))
+            // NB. The backend's stderr stays in the bridge's log.
+            tracing::warn!("a request to the backend failed: {other}");
+            failed(&format!("the backend: {}", other.without_stderr()))
         }
     }
+}
+
+/// `-32603 Internal error` saying `why` in `data.reason`.
+fn failed(why: &str) -> RpcError {
+    RpcError::new(janus_codec::INTERNAL_ERROR, "Internal error").with_data(reason(why))
+}
+
+/// `{"reason":WHY}`.
+fn reason(why: &str) -> Json {
+    let mut data = bytes::BytesMut::new();
+    data.extend_from_slice(br#"{"reason":"#);
+    janus_codec::encode::write_str(&mut data, why);
+    data.extend_from_slice(b"}");
+    Json::from_written(&data)
 }

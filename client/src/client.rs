@@ -312,7 +312,7 @@ impl Inner {
         if tail.is_empty() {
             Error::Session(why)
         } else {
-            Error::Session(format!("{why}; its stderr ends with: {tail}"))
+            Error::Session(format!("{why}{}{tail}", crate::error::STDERR_TAIL))
         }
     }
 
@@ -349,14 +349,17 @@ impl Inner {
                         let (kind, call) = match w.want {
                             Want::Raw => (ResultType::of(r), None),
                             Want::Call => {
-                                let (kind, call) = CallResult::read(r);
+                                let (kind, call) = CallResult::read(r, w.modern);
                                 (kind, call.map(ReadCall::Typed))
                             }
                             Want::Pass => {
-                                let (kind, call) = crate::result::read_as_sent(r);
+                                let (kind, call) = crate::result::read_as_sent(r, w.modern);
                                 (kind, call.map(ReadCall::AsSent))
                             }
                         };
+                        // NB. A handshake server's `resultType` is no signal: its answer is
+                        // the result (never a round to retry, nor a task to wait for).
+                        let kind = if w.modern { kind } else { ResultType::Complete };
                         Ok(Reply {
                             line: line.clone(),
                             start,
@@ -563,6 +566,7 @@ impl ReadPath {
                     deadline,
                     timeout: DEFAULT_TIMEOUT,
                     callbacks: None,
+                    modern: true,
                 };
                 inner
                     .pending
@@ -900,16 +904,18 @@ impl Client {
             format!("\"p{n}\"")
         });
         let (tx, rx) = oneshot::channel();
-        let (id, line) = {
+        let (id, line, modern) = {
             let mut core = lock(&inner.core);
-            core.request(
+            let modern = envelope.unwrap_or_else(|| core.version()).is_modern();
+            let (id, line) = core.request(
                 method,
                 members,
                 token.as_deref(),
                 envelope,
                 tasks,
                 forwarded.as_deref(),
-            )
+            );
+            (id, line, modern)
         };
         if let (Some(t), Some(p)) = (&token, progress) {
             lock(&inner.progress).insert(t.clone(), p);
@@ -920,6 +926,7 @@ impl Client {
             deadline: book::deadline(timeout),
             timeout,
             callbacks,
+            modern,
         };
         inner.pending.insert(id, w);
         let mut flight = InFlight {
@@ -1151,7 +1158,7 @@ impl Client {
             .await?;
         match reply.call.take() {
             Some(ReadCall::AsSent(r)) => r.map_err(Error::Protocol),
-            _ => crate::result::complete(crate::result::read_as_sent(reply.result()))
+            _ => crate::result::complete(crate::result::read_as_sent(reply.result(), true))
                 .map_err(Error::Protocol),
         }
     }

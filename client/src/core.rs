@@ -279,18 +279,28 @@ impl<'a> Incoming<'a> {
     }
 }
 
-/// A JSON-RPC error object read into a [`Rejection`] (a malformed one keeps what it can).
+/// A JSON-RPC error object read into a [`Rejection`]. A malformed one (no integer `code`, no
+/// string `message`: no object at all) is `-32603`, its message saying what came.
 pub(crate) fn rejection_of(error: Option<RawJson<'_>>) -> Rejection {
     let [code, message, data] =
         error.map_or([None; 3], |e| e.get_many(["code", "message", "data"]));
-    Rejection {
-        code: code
-            .and_then(|c| c.as_str().parse::<i64>().ok())
-            .unwrap_or(janus_codec::INTERNAL_ERROR.into()),
-        message: message
-            .and_then(RawJson::as_string)
-            .map_or_else(|| "(no message)".to_owned(), std::borrow::Cow::into_owned),
-        data: data.map(|d| crate::json::compact(d.as_str())),
+    let code = code.and_then(|c| c.as_str().parse::<i64>().ok());
+    let data = data.map(|d| crate::json::compact(d.as_str()));
+    match (code, message.and_then(RawJson::as_string)) {
+        (Some(code), Some(message)) => Rejection {
+            code,
+            message: message.into_owned(),
+            data,
+        },
+        _ => {
+            let text = error.map_or("", |e| e.as_str());
+            let excerpt: String = text.chars().take(120).collect();
+            Rejection {
+                code: janus_codec::INTERNAL_ERROR.into(),
+                message: format!("a malformed error object: {excerpt}"),
+                data,
+            }
+        }
     }
 }
 

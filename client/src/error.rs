@@ -25,6 +25,9 @@ impl std::fmt::Display for Rejection {
     }
 }
 
+/// Where a broken session's error gives the end of the server process's stderr.
+pub(crate) const STDERR_TAIL: &str = "; its stderr ends with: ";
+
 /// What can go wrong with a request.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -72,6 +75,18 @@ impl Error {
             Self::Protocol(_) => 6,
             Self::Config(_) => 7,
             Self::Auth(_) => 8,
+        }
+    }
+
+    /// The error as it displays, without the tail of a server process's stderr that a
+    /// broken session's error carries (a gateway logs that, and does not tell its own
+    /// clients: it may hold paths, tracebacks, secrets).
+    #[must_use]
+    pub fn without_stderr(&self) -> String {
+        let full = self.to_string();
+        match full.find(STDERR_TAIL) {
+            Some(at) => full[..at].to_owned(),
+            None => full,
         }
     }
 

@@ -33,13 +33,16 @@ impl CallResult {
     ///
     /// Why it is no call result: not an object, or a `content` that is not an array.
     pub fn from_wire(result: RawJson<'_>) -> Result<Self, String> {
-        complete(Self::read(result))
+        complete(Self::read(result, true))
     }
 
     /// Reads a `tools/call` result and its `resultType` in one walk: the result only when
     /// it is complete.
-    pub(crate) fn read(result: RawJson<'_>) -> (ResultType, Option<Result<Self, String>>) {
-        read_members(result, Self::of)
+    pub(crate) fn read(
+        result: RawJson<'_>,
+        modern: bool,
+    ) -> (ResultType, Option<Result<Self, String>>) {
+        read_members(result, modern, Self::of)
     }
 
     fn of(
@@ -66,9 +69,12 @@ impl CallResult {
 }
 
 /// The members of a call result: its `resultType` and, when it is complete, what `of` makes
-/// of its `content`, `structuredContent`, `isError` and `_meta` (one walk).
+/// of its `content`, `structuredContent`, `isError` and `_meta` (one walk). The answer to a
+/// request that was not `modern` (a handshake revision's) is complete whatever its
+/// `resultType` member says: its revision has none.
 fn read_members<T>(
     result: RawJson<'_>,
+    modern: bool,
     of: impl FnOnce(
         Option<RawJson<'_>>,
         Option<RawJson<'_>>,
@@ -87,7 +93,11 @@ fn read_members<T>(
         "_meta",
         "resultType",
     ]);
-    let kind = ResultType::named(kind);
+    let kind = if modern {
+        ResultType::named(kind)
+    } else {
+        ResultType::Complete
+    };
     if kind != ResultType::Complete {
         return (kind, None);
     }
@@ -106,8 +116,9 @@ pub(crate) fn complete<T>(read: (ResultType, Option<Result<T, String>>)) -> Resu
 /// (without the server's stamp), unread.
 pub(crate) fn read_as_sent(
     result: RawJson<'_>,
+    modern: bool,
 ) -> (ResultType, Option<Result<ToolResult, String>>) {
-    read_members(result, |content, structured, is_error, meta| {
+    read_members(result, modern, |content, structured, is_error, meta| {
         let mut r = ToolResult::from_members_as_sent(content, structured, is_error)
             .map_err(|e| format!("a tools/call result whose {e}"))?;
         r.meta = meta.and_then(janus_model::result::meta_without_stamp);

@@ -73,7 +73,8 @@ impl ToolResult {
     ///
     /// # Errors
     ///
-    /// Why it is no tool result: not an object, or `content` that is not an array.
+    /// Why it is no tool result: not an object, or members as [`ToolResult::from_members`]
+    /// refuses them.
     pub fn read(result: RawJson<'_>) -> Result<Self, String> {
         if !result.is_object() {
             return Err("a result that is not an object".into());
@@ -91,7 +92,8 @@ impl ToolResult {
     ///
     /// # Errors
     ///
-    /// `content` that is not an array.
+    /// `content` that is not an array, or holds a block that is no object with a `type`;
+    /// `structuredContent` that is no object; `isError` that is no boolean.
     pub fn from_members(
         content: Option<RawJson<'_>>,
         structured: Option<RawJson<'_>>,
@@ -106,7 +108,7 @@ impl ToolResult {
     ///
     /// # Errors
     ///
-    /// `content` that is not an array.
+    /// As [`ToolResult::from_members`].
     pub fn from_members_as_sent(
         content: Option<RawJson<'_>>,
         structured: Option<RawJson<'_>>,
@@ -123,13 +125,35 @@ impl ToolResult {
     ) -> Result<Self, String> {
         let content = match content {
             None => Vec::new(),
-            Some(c) if c.is_array() => c.iter_elements().map(block).collect(),
+            Some(c) if c.is_array() => c
+                .iter_elements()
+                .map(|b| {
+                    // NB. A block of a type no revision has goes on (a later revision's); one
+                    // that is no typed object is no block at all.
+                    let typed =
+                        b.is_object() && b.get("type").is_some_and(|t| t.as_string().is_some());
+                    typed.then(|| block(b)).ok_or_else(|| {
+                        "content holds a block that is no object with a type".to_owned()
+                    })
+                })
+                .collect::<Result<_, _>>()?,
             Some(_) => return Err("content that is not an array".into()),
+        };
+        let structured = match structured.filter(|s| !s.is_null()) {
+            Some(s) if !s.is_object() => {
+                return Err("structuredContent that is not an object".into());
+            }
+            s => s.map(Json::from_raw),
+        };
+        let is_error = match is_error.map(|e| e.as_str()) {
+            None | Some("false" | "null") => false,
+            Some("true") => true,
+            Some(_) => return Err("isError that is not a boolean".into()),
         };
         Ok(Self {
             content,
-            structured: structured.filter(|s| !s.is_null()).map(Json::from_raw),
-            is_error: is_error.is_some_and(|e| e.as_str() == "true"),
+            structured,
+            is_error,
             meta: None,
         })
     }

@@ -25,6 +25,9 @@ pub(super) struct Waiter {
     pub(super) timeout: Duration,
     /// Its own callbacks, for the server's requests made for it.
     pub(super) callbacks: Option<crate::input::Callbacks>,
+    /// It was sent in a 2026-07-28 revision: a `resultType` of its answer counts (a
+    /// handshake revision has none, and a member of that name means nothing).
+    pub(super) modern: bool,
 }
 
 struct Entries {
