@@ -266,6 +266,16 @@ impl Pool {
             .find_map(|b| Some((Arc::clone(b), b.router().resume(token, given)?)))
     }
 
+    /// Ends the call parked under `token`, whose round the front gave up: its questions
+    /// are refused at the backend and its request there cancelled.
+    pub(crate) fn abandon(&self, token: &str) {
+        for b in &self.members {
+            if b.router().abandon(token) {
+                return;
+            }
+        }
+    }
+
     /// Every connection, as they are now.
     pub(crate) fn members(&self) -> &[Arc<Backend>] {
         &self.members

@@ -91,6 +91,15 @@ pub(crate) async fn front(
         resources: serves("resources"),
         completes,
     };
+    // NB. A round the front gives up (a handshake client that refuses, cancels or does not
+    // answer in time; a client without the capability) ends the backend call parked for it
+    // at once, not when its state would expire.
+    let parked = Arc::downgrade(pool);
+    b = b.on_input_abandoned(move |token| {
+        if let Some(pool) = parked.upgrade() {
+            pool.abandon(token);
+        }
+    });
     let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
     Ok((server, crate::watch::Wanted { uris, subscribes }))
@@ -626,7 +635,8 @@ fn open_call(
         // NB. A retry that left some questions unanswered gets them again, in a new round
         // (the answers it gave went on).
         if !resumed.unanswered.is_empty() {
-            return match put_to_front(&backend, resumed.flight, resumed.unanswered) {
+            let caps = ctx.client_capabilities();
+            return match put_to_front(&backend, resumed.flight, resumed.unanswered, caps) {
                 Ok(halt) => Err(halt),
                 Err(flight) => Ok((flight, backend)),
             };
@@ -674,8 +684,14 @@ fn input_key(n: usize) -> String {
 
 /// Parks the call with the backend's `asked` questions and puts them to the front's client
 /// in one round: the `input_required` the front request ends with. The call back when the
-/// front can forward none of them (each is refused at the backend, saying why).
-fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Result<Halt, InFlight> {
+/// front can forward none of them (each is refused at the backend, saying why: one it cannot
+/// write, one whose capability the front's client did not declare).
+fn put_to_front(
+    backend: &Backend,
+    flight: InFlight,
+    asked: Vec<Asked>,
+    caps: Option<RawJson<'_>>,
+) -> Result<Halt, InFlight> {
     let mut round = InputRequired::new();
     let mut kept = Vec::with_capacity(asked.len());
     for a in asked {
@@ -684,6 +700,18 @@ fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Resul
             q.method,
             Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
         ) {
+            // NB. What the front's client cannot be asked (it did not declare the
+            // capability) is refused at the backend now, which may go on without it.
+            Ok(req) if !req.declared_in(caps) => {
+                let _ = a.question.answer.send(Err(janus_client::Rejection {
+                    code: i64::from(janus_codec::METHOD_NOT_FOUND),
+                    message: format!(
+                        "the client did not declare the {} capability",
+                        req.capability()
+                    ),
+                    data: None,
+                }));
+            }
             Ok(req) => {
                 round = round.ask(&a.key, req);
                 kept.push(a);
@@ -811,7 +839,7 @@ async fn follow_call(
                         question,
                     })
                     .collect();
-                match put_to_front(backend, flight, asked) {
+                match put_to_front(backend, flight, asked, ctx.client_capabilities()) {
                     Ok(halt) => return Err(halt),
                     Err(back) => flight = back,
                 }

@@ -303,6 +303,21 @@ impl Router {
         token
     }
 
+    /// Ends the call parked under `token` (its questions refused, its request cancelled at
+    /// the backend); false when none is parked under it here.
+    pub(crate) fn abandon(&self, token: &str) -> bool {
+        let Some(p) = lock(&self.parked).remove(token) else {
+            return false;
+        };
+        for a in p.asked {
+            let _ = a.question.answer.send(Err(refused(
+                "the front's client did not answer (it refused, cancelled, or its time ran out)",
+            )));
+        }
+        p.flight.cancel.fire();
+        true
+    }
+
     /// Resumes the call parked under `token` with the front client's answers (`given` reads
     /// the one under a key): each given to the backend's question, the ones not given back
     /// to be asked again. `None` when no call here is parked under it.

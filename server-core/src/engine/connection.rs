@@ -491,6 +491,7 @@ impl Connection {
             .and_then(Id::from_json);
         if let Some(id) = id {
             self.jobs.cancel_request(&id.to_owned(), out);
+            self.drop_cancelled_rounds();
             self.forget_listeners();
         }
     }

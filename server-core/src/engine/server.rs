@@ -244,6 +244,20 @@ pub(crate) struct InputConfig {
     pub(crate) state_key: Vec<u8>,
     pub(crate) state_ttl_ms: u64,
     pub(crate) timeout_ms: u64,
+    /// Told the state of each round given up ([`ServerBuilder::on_input_abandoned`]).
+    pub(crate) abandoned: Option<Abandoned>,
+}
+
+/// What hears of a round given up.
+type Abandoned = Arc<dyn Fn(&str) + Send + Sync>;
+
+impl InputConfig {
+    /// A round whose handler kept `state` is given up: its handler hears of it.
+    pub(crate) fn abandon(&self, state: Option<&str>) {
+        if let (Some(tell), Some(state)) = (&self.abandoned, state) {
+            tell(state);
+        }
+    }
 }
 
 impl Default for InputConfig {
@@ -264,6 +278,7 @@ impl Default for InputConfig {
             state_key: key,
             state_ttl_ms: millis(DEFAULT_STATE_TTL),
             timeout_ms: millis(DEFAULT_INPUT_TIMEOUT),
+            abandoned: None,
         }
     }
 }
@@ -595,6 +610,18 @@ impl ServerBuilder {
     #[must_use]
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.input.state_ttl_ms = millis(ttl);
+        self
+    }
+
+    /// Calls `tell` with the state a handler kept with its [`crate::InputRequired`] (its
+    /// [`crate::InputRequired::state`]) when the round it asked is given up, so that what
+    /// waits on it can end: its requests were refused for capabilities the client did not
+    /// declare, or (a handshake session's) the client answered one with an error, did not
+    /// answer in time, cancelled the request or ended its input. A 2026-07-28 round the
+    /// client was given is not told of: its retry may come until its `requestState` expires.
+    #[must_use]
+    pub fn on_input_abandoned(mut self, tell: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.input.abandoned = Some(Arc::new(tell));
         self
     }
 

@@ -156,6 +156,7 @@ impl Connection {
         } = asked;
         let (sendable, names) = declared(requests, caps);
         if sendable.is_empty() {
+            self.server.input.abandon(state.as_deref());
             if tool && !shape.modern() {
                 let text = format!(
                     "This tool needs input the client cannot give: it did not declare {}",
@@ -181,6 +182,7 @@ impl Connection {
             return;
         }
         if slot.is_some() {
+            self.server.input.abandon(state.as_deref());
             shape::write_reason(
                 out,
                 Some(id),
@@ -531,9 +533,25 @@ impl Connection {
         }
     }
 
+    /// Gives up the rounds of requests cancelled meanwhile (their handlers hear of it).
+    pub(super) fn drop_cancelled_rounds(&mut self) {
+        let gone: Vec<JobId> = self
+            .rounds
+            .by_job
+            .keys()
+            .copied()
+            .filter(|j| !self.jobs.holds(*j))
+            .collect();
+        for job in gone {
+            self.drop_round(job);
+        }
+    }
+
+    /// Gives up a round: its handler hears of it.
     fn drop_round(&mut self, job: JobId) -> Option<Round> {
         let round = self.rounds.by_job.remove(&job)?;
         self.rounds.asked.retain(|_, (j, _)| *j != job);
+        self.server.input.abandon(round.inputs.state.as_deref());
         Some(round)
     }
 }
