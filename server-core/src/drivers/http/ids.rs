@@ -38,8 +38,12 @@ fn ids_of(
     }
 }
 
-/// The ids of the requests in a body.
+/// The ids of the requests in a body (of a body that is no message, the id it holds when it
+/// could be read: its error answers it).
 pub(super) fn request_ids(read: &Result<Parsed<'_>, Rejection<'_>>) -> Vec<IdBuf> {
+    if let Err(Rejection { id: Some(id), .. }) = read {
+        return vec![Id::to_owned(*id)];
+    }
     ids_of(read, |m| {
         m.is_request()
             .then(|| m.id().map(|id| id.to_owned()))

@@ -543,6 +543,9 @@ async fn post(
     streams: &Arc<Streams>,
     observe: Option<&Arc<dyn Observe>>,
 ) -> Response<McpBody> {
+    // NB. A message that is no request the session can serve, but whose id could be read,
+    // is answered on this POST too (its `-32600`, with the id: `400`).
+    let rejected = read.is_err();
     let ids = request_ids(&read);
     // NB. A POST with requests holds a place while it waits; past the cap nothing starts.
     let permit = if ids.is_empty() {
@@ -572,6 +575,14 @@ async fn post(
         st.conn.handle_read(read, &mut out);
         // NB. A POST without requests is answered 202: nothing rides its response.
         let own = st.route(out, (!ids.is_empty()).then_some(&tx));
+        // NB. A body refused whole (a batch on a session that takes none, say) answers none
+        // of its requests: the POST does not wait for them.
+        if own.unreadable {
+            for id in &ids {
+                st.waiting.remove(id);
+                st.seen.remove(id);
+            }
+        }
         // NB. Work started by a POST without requests (the client's replies to server
         // requests replay the request they were for) has no stream of that POST to use: its
         // notifications go to the stream of the request it answers, else the GET stream.
@@ -591,7 +602,7 @@ async fn post(
     if answered_now && !own.events {
         return if own.lens.is_empty() {
             empty(StatusCode::ACCEPTED)
-        } else if own.unreadable && ids.is_empty() {
+        } else if own.unreadable || rejected {
             // A body that is not a message the session serves: its JSON-RPC error, `400`.
             json_response(StatusCode::BAD_REQUEST, own.lines)
         } else {
