@@ -13,6 +13,13 @@ use std::time::Duration;
 const FIRST_PAUSE: Duration = Duration::from_millis(100);
 /// The longest pause between two attempts.
 const MAX_PAUSE: Duration = Duration::from_secs(10);
+/// How long a connection made again must last for the next failure to start over from
+/// [`FIRST_PAUSE`] (one that ends sooner, a backend that dies at each start, makes the pause
+/// grow on).
+const STABLE: Duration = Duration::from_secs(10);
+/// How often a connection is looked at for an end that no request saw (a backend that
+/// exited while idle is restarted from there).
+const WATCH_EVERY: Duration = Duration::from_millis(250);
 
 /// The connection to the backend, and how to make it again.
 pub(crate) struct Backend {
@@ -28,6 +35,8 @@ pub(crate) struct Backend {
     /// A streamable HTTP backend: its requests for input made during a call come on that
     /// call's response stream, so they are the call's own to answer.
     streams: bool,
+    /// When the connection was last made, and the pause that came before it.
+    made: Mutex<(std::time::Instant, Duration)>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -67,16 +76,42 @@ impl Backend {
         };
         let streams = matches!(transport, Transport::Http { .. });
         let again = transport.try_clone();
-        let client = Client::connect(transport, opts.clone()).await?;
-        Ok(Arc::new(Self {
+        let client = Arc::new(Client::connect(transport, opts.clone()).await?);
+        let me = Arc::new(Self {
             transport: Mutex::new(again),
             opts,
-            current: Mutex::new(Some(Arc::new(client))),
+            current: Mutex::new(Some(Arc::clone(&client))),
             restarting: AtomicBool::new(false),
             reconnects: AtomicU64::new(0),
             router,
             streams,
-        }))
+            made: Mutex::new((std::time::Instant::now(), Duration::ZERO)),
+        });
+        me.watch(&client);
+        Ok(me)
+    }
+
+    /// Looks at `client` while it is the connection: once it has ended (the backend exited
+    /// or closed its output while no request was in flight), it is made again now, not when
+    /// the next request fails. Holds neither (a bridge dropped still ends its backend).
+    fn watch(self: &Arc<Self>, client: &Arc<Client>) {
+        let (me, client) = (Arc::downgrade(self), Arc::downgrade(client));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(WATCH_EVERY).await;
+                let (Some(me), Some(c)) = (me.upgrade(), client.upgrade()) else {
+                    return;
+                };
+                let current = me.client().ok();
+                if !current.is_some_and(|now| Arc::ptr_eq(&now, &c)) {
+                    return;
+                }
+                if c.is_closed() {
+                    me.failed(&Error::Session("the backend's connection ended".into()));
+                    return;
+                }
+            }
+        });
     }
 
     /// Where the backend's requests for input go.
@@ -162,8 +197,20 @@ impl Backend {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         tracing::warn!(error = %e, "the backend's connection is gone: connecting again");
         let me = Arc::clone(self);
+        // NB. A connection that lasted goes back to the first pause; one made again that
+        // ended soon after grows the pause on from the last one.
+        let mut pause = {
+            let (at, last) = *self
+                .made
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if at.elapsed() < STABLE && !last.is_zero() {
+                (last * 2).min(MAX_PAUSE)
+            } else {
+                FIRST_PAUSE
+            }
+        };
         tokio::spawn(async move {
-            let mut pause = FIRST_PAUSE;
             let mut transport = Some(transport);
             loop {
                 tokio::time::sleep(pause).await;
@@ -176,9 +223,24 @@ impl Backend {
                 };
                 match Client::connect(t, me.opts.clone()).await {
                     Ok(c) => {
+                        let c = Arc::new(c);
+                        *me.made
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            (std::time::Instant::now(), pause);
                         *me.current
                             .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(c));
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            Some(Arc::clone(&c));
+                        me.watch(&c);
+                        // NB. A backend started again may serve other tools: the one whose
+                        // changes the front follows is listed again, as for a change it told.
+                        if let Some(tx) = &me.opts.notices {
+                            let _ = tx.send(janus_client::Notice {
+                                method: "notifications/tools/list_changed".into(),
+                                params: None,
+                            });
+                        }
                         me.reconnects.fetch_add(1, Ordering::Relaxed);
                         me.restarting.store(false, Ordering::Release);
                         tracing::info!("the backend is back");

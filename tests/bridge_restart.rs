@@ -1,0 +1,78 @@
+//! A backend that ends while its bridge is idle is started again in the background, before
+//! any request fails for it; a backend that dies tells the front why without its stderr
+//! (which stays in the bridge's log).
+
+use janus_client::{CallOptions, Client, Command, Error, Mode, Options, Transport};
+use std::time::Duration;
+
+const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+
+async fn front(cmd: Command) -> Client {
+    let opts = Options {
+        mode: Mode::Modern,
+        timeout: Duration::from_secs(10),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    };
+    Client::connect(Transport::Stdio(cmd), opts).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_ends_while_idle_is_back_before_the_next_request() {
+    let c = front(Command::new(
+        JANUS,
+        [
+            "bridge", "--mode", "legacy", "--", JANUS, "serve", "--tools", "faults",
+        ],
+    ))
+    .await;
+    let r = c
+        .call_tool("quit", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "bye");
+    // NB. It ends 100 ms after its answer; the bridge sees it within a quarter second and
+    // starts it again after a tenth: well within two seconds.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let r = c
+        .call_tool("echo", Some(r#"{"text":"back"}"#), CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("the first request after the end failed: {e}"));
+    assert_eq!(r.text(), "back");
+    c.close(Duration::from_secs(2)).await;
+}
+
+/// A handshake backend in sh that writes a secret to its stderr and exits when called.
+const LEAKY: &str = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  [ -z "$id" ] && continue
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"leak","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*) echo "Traceback: API_TOKEN=sk-secret-42" >&2; exit 3 ;;
+    *) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+  esac
+done"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_s_stderr_stays_out_of_the_front_s_answers() {
+    let c = front(Command::new(
+        JANUS,
+        ["bridge", "--mode", "legacy", "--", "sh", "-c", LEAKY],
+    ))
+    .await;
+    match c
+        .call_tool("leak", Some("{}"), CallOptions::default())
+        .await
+    {
+        Err(Error::Rejected(r)) => {
+            assert_eq!(r.code, -32603, "{r}");
+            let data = r.data.unwrap_or_default();
+            assert!(data.contains("reason"), "{data}");
+            assert!(!data.contains("sk-secret"), "the stderr leaked: {data}");
+            assert!(!r.message.contains("sk-secret"), "{}", r.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    c.close(Duration::from_secs(2)).await;
+}
