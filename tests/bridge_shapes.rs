@@ -163,3 +163,19 @@ async fn a_result_of_the_wrong_shape_is_an_internal_error_saying_why() {
         c.close(Duration::from_secs(2)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_the_frame_cap_fails_its_call_at_once() {
+    let c = front(Mode::Modern).await;
+    // NB. The bridge's own cap on a backend's line is 8 MiB; the front's call waits 10 s.
+    let r = c
+        .call_tool("huge", Some(r#"{"size":9000000}"#), CallOptions::default())
+        .await;
+    refused(r, -32603, "longer than", "9 MB");
+    let r = c
+        .call_tool("huge", Some(r#"{"size":1000}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text().len(), 1000);
+    c.close(Duration::from_secs(2)).await;
+}

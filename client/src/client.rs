@@ -316,6 +316,15 @@ impl Inner {
         }
     }
 
+    /// A line over the frame cap was dropped: when it started as a plain answer, the request
+    /// it answered fails now, saying so, not at its timeout.
+    fn oversize(&self, head: &[u8], max_frame: usize) {
+        if let Some(w) = book::plain_answer_id(head).and_then(|id| self.pending.remove(id)) {
+            let why = format!("its answer is longer than the {max_frame} bytes a line may take");
+            let _ = w.tx.send(Err(Error::Protocol(why)));
+        }
+    }
+
     /// One line from the server (`within`: the request whose response stream it came on).
     fn dispatch(self: &Arc<Self>, line: Bytes, within: Option<i64>) {
         let msg = match Parser::new().parse_single(&line) {
@@ -711,11 +720,21 @@ impl Client {
         let max_frame = opts.max_frame;
         let stderr_done = opened.stderr_done;
         tokio::spawn(async move {
-            let why = transport::reader(opened.read, max_frame, |line| {
-                if let Some(inner) = weak.upgrade() {
-                    inner.dispatch(line, None);
-                }
-            })
+            let over = weak.clone();
+            let why = transport::reader(
+                opened.read,
+                max_frame,
+                |line| {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.dispatch(line, None);
+                    }
+                },
+                |head| {
+                    if let Some(inner) = over.upgrade() {
+                        inner.oversize(head, max_frame);
+                    }
+                },
+            )
             .await;
             // NB. A child that exits says why on its stderr: the error waits a moment for it.
             if let Some(done) = stderr_done {

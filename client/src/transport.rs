@@ -331,22 +331,32 @@ pub(crate) async fn writer(
 /// (in `janus bench`, about 1.5x the pipelined calls per second of dispatching all at once).
 const DISPATCH_BATCH: usize = 32;
 
-/// Reads `r` into frames, each handed to `line`; returns why the input ended.
+/// Reads `r` into frames, each handed to `line`; a line over `max_frame` bytes is dropped,
+/// and the start of it handed to `oversize` (to tell whose answer it was); returns why the
+/// input ended.
 pub(crate) async fn reader(
     mut r: Box<dyn AsyncRead + Send + Unpin>,
     max_frame: usize,
     mut line: impl FnMut(Bytes),
+    mut oversize: impl FnMut(&[u8]),
 ) -> String {
     let mut codec = janus_codec::FrameCodec::new();
     codec.max_frame_len(max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     loop {
         let mut n = 0;
-        while let Some(f) = codec.decode_frame(&mut buf) {
+        loop {
+            // NB. Only a buffer past the cap can hold a line over it, whose start is the
+            // buffer's: kept (a few hundred bytes) before the codec drops it.
+            let head = (buf.len() > max_frame).then(|| buf[..buf.len().min(256)].to_vec());
+            let Some(f) = codec.decode_frame(&mut buf) else {
+                break;
+            };
             match f {
                 janus_codec::Frame::Line(l) => line(l),
                 janus_codec::Frame::Oversize => {
                     tracing::warn!("the server sent a line over {max_frame} bytes: dropped");
+                    oversize(head.as_deref().unwrap_or_default());
                 }
             }
             n += 1;
