@@ -130,8 +130,7 @@ impl ToolResult {
                 .map(|b| {
                     // NB. A block of a type no revision has goes on (a later revision's); one
                     // that is no typed object is no block at all.
-                    let typed =
-                        b.is_object() && b.get("type").is_some_and(|t| t.as_string().is_some());
+                    let typed = typed_block(b);
                     typed.then(|| block(b)).ok_or_else(|| {
                         "content holds a block that is no object with a type".to_owned()
                     })
@@ -157,6 +156,13 @@ impl ToolResult {
             meta: None,
         })
     }
+}
+
+/// True when `b` is an object whose `type` is a string. The usual block, compact with its
+/// type first, is seen at a glance; another is looked through.
+fn typed_block(b: RawJson<'_>) -> bool {
+    b.as_str().starts_with("{\"type\":\"")
+        || (b.is_object() && b.get("type").is_some_and(|t| t.as_string().is_some()))
 }
 
 /// A result's `_meta` without a server's stamp: as sent when it has none, rebuilt without
