@@ -155,11 +155,12 @@ async fn a_result_of_the_wrong_shape_is_an_internal_error_saying_why() {
         // A block of a type no revision has yet goes on, as do the well-formed members.
         let r = says(
             &c,
-            r#"{"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"n":1},"isError":false}}"#,
+            r#"{"result":{"content":[{"type":"text","text":"ok"},{ "x":1, "type":"future_kind"}],"structuredContent":{"n":1},"isError":false}}"#,
         )
         .await
         .unwrap();
         assert_eq!(r.text(), "ok", "{label}");
+        assert_eq!(r.content.len(), 2, "{label}: {r:?}");
         c.close(Duration::from_secs(2)).await;
     }
 }

@@ -635,8 +635,7 @@ fn open_call(
         // NB. A retry that left some questions unanswered gets them again, in a new round
         // (the answers it gave went on).
         if !resumed.unanswered.is_empty() {
-            let caps = ctx.client_capabilities();
-            return match put_to_front(&backend, resumed.flight, resumed.unanswered, caps) {
+            return match put_to_front(&backend, resumed.flight, resumed.unanswered) {
                 Ok(halt) => Err(halt),
                 Err(flight) => Ok((flight, backend)),
             };
@@ -684,14 +683,10 @@ fn input_key(n: usize) -> String {
 
 /// Parks the call with the backend's `asked` questions and puts them to the front's client
 /// in one round: the `input_required` the front request ends with. The call back when the
-/// front can forward none of them (each is refused at the backend, saying why: one it cannot
-/// write, one whose capability the front's client did not declare).
-fn put_to_front(
-    backend: &Backend,
-    flight: InFlight,
-    asked: Vec<Asked>,
-    caps: Option<RawJson<'_>>,
-) -> Result<Halt, InFlight> {
+/// front can forward none of them (each is refused at the backend, saying why). One whose
+/// capability the front's client did not declare is the server core's to refuse (`-32021`,
+/// or a tool error on a handshake session), which ends the call parked for it.
+fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Result<Halt, InFlight> {
     let mut round = InputRequired::new();
     let mut kept = Vec::with_capacity(asked.len());
     for a in asked {
@@ -700,18 +695,6 @@ fn put_to_front(
             q.method,
             Some(q.params.as_str()).filter(|p| !p.trim().is_empty()),
         ) {
-            // NB. What the front's client cannot be asked (it did not declare the
-            // capability) is refused at the backend now, which may go on without it.
-            Ok(req) if !req.declared_in(caps) => {
-                let _ = a.question.answer.send(Err(janus_client::Rejection {
-                    code: i64::from(janus_codec::METHOD_NOT_FOUND),
-                    message: format!(
-                        "the client did not declare the {} capability",
-                        req.capability()
-                    ),
-                    data: None,
-                }));
-            }
             Ok(req) => {
                 round = round.ask(&a.key, req);
                 kept.push(a);
@@ -839,7 +822,7 @@ async fn follow_call(
                         question,
                     })
                     .collect();
-                match put_to_front(backend, flight, asked, ctx.client_capabilities()) {
+                match put_to_front(backend, flight, asked) {
                     Ok(halt) => return Err(halt),
                     Err(back) => flight = back,
                 }

@@ -286,7 +286,10 @@ impl Router {
     /// token the front's `requestState` carries. Dropped (the backend's questions refused,
     /// its call cancelled) after [`PARKED_TTL`].
     pub(crate) fn park(self: &Arc<Self>, flight: InFlight, asked: Vec<Asked>) -> String {
-        let token = format!("bridge-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        // NB. One count for the process: the routers of a pool's connections never hand out
+        // the same token (a retry or a round given up finds its own call).
+        static PARKED: AtomicU64 = AtomicU64::new(0);
+        let token = format!("bridge-{}", PARKED.fetch_add(1, Ordering::Relaxed));
         self.mark(flight._asker.id, true);
         lock(&self.parked).insert(token.clone(), Parked { flight, asked });
         let router = Arc::downgrade(self);
@@ -311,7 +314,7 @@ impl Router {
         };
         for a in p.asked {
             let _ = a.question.answer.send(Err(refused(
-                "the front's client did not answer (it refused, cancelled, or its time ran out)",
+                "the front's client cannot or did not answer it (it lacks the capability, refused, cancelled, or its time ran out)",
             )));
         }
         p.flight.cancel.fire();

@@ -546,7 +546,7 @@ async fn post(
     // NB. A message that is no request the session can serve, but whose id could be read,
     // is answered on this POST too (its `-32600`, with the id: `400`).
     let rejected = read.is_err();
-    let ids = request_ids(&read);
+    let mut ids = request_ids(&read);
     // NB. A POST with requests holds a place while it waits; past the cap nothing starts.
     let permit = if ids.is_empty() {
         None
@@ -559,6 +559,11 @@ async fn post(
     let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_ROOM.max(ids.len() + 1));
     let own = {
         let mut st = lock(&session.state);
+        // NB. A message refused whose id another POST waits on (a reused id) does not take
+        // that POST's place.
+        if rejected {
+            ids.retain(|id| !st.waiting.contains_key(id));
+        }
         for id in &ids {
             st.waiting.insert(id.clone(), tx.clone());
         }
@@ -580,7 +585,9 @@ async fn post(
         if own.unreadable {
             for id in &ids {
                 st.waiting.remove(id);
-                st.seen.remove(id);
+                if let Some(s) = st.seen.remove(id) {
+                    s.done(Some(janus_codec::INVALID_REQUEST));
+                }
             }
         }
         // NB. Work started by a POST without requests (the client's replies to server

@@ -45,6 +45,16 @@ struct Round {
     tool: bool,
 }
 
+impl Drop for Connection {
+    /// A connection dropped with rounds still waiting (a session deleted or expired): each
+    /// is given up, and its handler hears of it.
+    fn drop(&mut self) {
+        for round in std::mem::take(&mut self.rounds.by_job).into_values() {
+            self.server.input.abandon(round.inputs.state.as_deref());
+        }
+    }
+}
+
 /// The name a request's `requestState` is bound to: the tool's, the prompt's, or the URI.
 fn bound_name(msg: &Message<'_>) -> String {
     let key = if msg.method() == "resources/read" {
