@@ -76,3 +76,38 @@ async fn a_backend_s_stderr_stays_out_of_the_front_s_answers() {
     }
     c.close(Duration::from_secs(2)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_started_again_with_the_same_tools_tells_the_front_of_no_change() {
+    let (tx, mut notices) = tokio::sync::mpsc::unbounded_channel();
+    let opts = Options {
+        mode: Mode::Legacy,
+        notices: Some(tx),
+        timeout: Duration::from_secs(10),
+        ..Options::default()
+    };
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge", "--mode", "legacy", "--", JANUS, "serve", "--tools", "faults",
+        ],
+    );
+    let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+    let r = c
+        .call_tool("quit", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "bye");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let r = c
+        .call_tool("echo", Some(r#"{"text":"back"}"#), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "back");
+    // NB. The restart listed the tools again (the same ones): nothing to tell.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while let Ok(n) = notices.try_recv() {
+        assert_ne!(n.method, "notifications/tools/list_changed", "{n:?}");
+    }
+    c.close(Duration::from_secs(2)).await;
+}

@@ -10,6 +10,7 @@ use janus_codec::RawJson;
 use janus_model::json::{Json, RpcError};
 use janus_model::resource::Contents;
 use janus_model::result::ToolResult;
+use janus_model::tool::ToolSpec;
 use janus_server_core::LogLevel;
 use janus_server_core::complete::{AsyncComplete, CompletionRequest, ValuesFuture};
 use janus_server_core::prompts::{MessagesFuture, PromptArgs};
@@ -39,7 +40,7 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
 pub(crate) async fn front(
     pool: &Arc<Pool>,
-) -> Result<(Arc<Server>, crate::watch::Wanted), BridgeError> {
+) -> Result<(Arc<Server>, crate::watch::Wanted, Vec<ToolSpec>), BridgeError> {
     let client = pool.first().client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions, mut capabilities) = (
@@ -67,7 +68,8 @@ pub(crate) async fn front(
     if let Some(text) = &instructions {
         b = b.instructions(text);
     }
-    for spec in client.list_tool_specs().await? {
+    let listed = client.list_tool_specs().await?;
+    for spec in listed.clone() {
         // NB. A tool the front could not describe to its clients is left out, loudly, not
         // the whole backend.
         if let Err(e) = spec.check() {
@@ -102,7 +104,7 @@ pub(crate) async fn front(
     });
     let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
-    Ok((server, crate::watch::Wanted { uris, subscribes }))
+    Ok((server, crate::watch::Wanted { uris, subscribes }, listed))
 }
 
 /// A list of the backend's: none when it is not `asked` for (`list` is then never sent),
@@ -340,6 +342,7 @@ pub(crate) async fn follow(
     mut notices: tokio::sync::mpsc::UnboundedReceiver<janus_client::Notice>,
     backend: std::sync::Weak<Pool>,
     server: std::sync::Weak<Server>,
+    mut listed: Vec<ToolSpec>,
 ) {
     while let Some(n) = notices.recv().await {
         let (Some(backend), Some(server)) = (backend.upgrade(), server.upgrade()) else {
@@ -352,7 +355,7 @@ pub(crate) async fn follow(
         // queued meanwhile are taken at once, and the tools listed once for all of them (a
         // backend that floods list_changed costs one listing per catch-up, not one each).
         loop {
-            if let Err(e) = refresh_tools(&backend, &server).await {
+            if let Err(e) = refresh_tools(&backend, &server, &mut listed).await {
                 tracing::warn!(error = %e, "the backend's tools could not be listed again");
             }
             let mut again = false;
@@ -387,9 +390,20 @@ fn heard(server: &Server, n: &janus_client::Notice) -> bool {
     false
 }
 
-/// Lists the backend's tools again and makes them the front's.
-async fn refresh_tools(backend: &Arc<Pool>, server: &Server) -> Result<(), BridgeError> {
+/// Lists the backend's tools again and makes them the front's, when they are not those
+/// `listed` last.
+async fn refresh_tools(
+    backend: &Arc<Pool>,
+    server: &Server,
+    listed: &mut Vec<ToolSpec>,
+) -> Result<(), BridgeError> {
     let specs = backend.first().client()?.list_tool_specs().await?;
+    // NB. The same tools as last listed (a backend started again, a change told twice): the
+    // front's clients hear of no change.
+    if specs == *listed {
+        return Ok(());
+    }
+    listed.clone_from(&specs);
     let listed = server.tool_names();
     for gone in listed
         .iter()

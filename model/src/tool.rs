@@ -31,7 +31,7 @@ impl TaskSupport {
 }
 
 /// What `tools/list` says of a tool. Schemas and annotations are checked JSON ([`Json`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
     /// The name clients call it by.
     pub name: String,
