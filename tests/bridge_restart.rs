@@ -19,13 +19,23 @@ async fn front(cmd: Command) -> Client {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_that_ends_while_idle_is_back_before_the_next_request() {
-    let c = front(Command::new(
+    let c = front(faults()).await;
+    quit_and_call_again(&c).await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+/// `janus bridge --mode legacy -- janus serve --tools faults`.
+fn faults() -> Command {
+    Command::new(
         JANUS,
         [
             "bridge", "--mode", "legacy", "--", JANUS, "serve", "--tools", "faults",
         ],
-    ))
-    .await;
+    )
+}
+
+/// Ends the backend while the bridge is idle (its tool `quit`), then calls it again.
+async fn quit_and_call_again(c: &Client) {
     let r = c
         .call_tool("quit", Some("{}"), CallOptions::default())
         .await
@@ -39,7 +49,6 @@ async fn a_backend_that_ends_while_idle_is_back_before_the_next_request() {
         .await
         .unwrap_or_else(|e| panic!("the first request after the end failed: {e}"));
     assert_eq!(r.text(), "back");
-    c.close(Duration::from_secs(2)).await;
 }
 
 /// A handshake backend in sh that writes a secret to its stderr and exits when called.
@@ -86,24 +95,10 @@ async fn a_backend_started_again_with_the_same_tools_tells_the_front_of_no_chang
         timeout: Duration::from_secs(10),
         ..Options::default()
     };
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge", "--mode", "legacy", "--", JANUS, "serve", "--tools", "faults",
-        ],
-    );
-    let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
-    let r = c
-        .call_tool("quit", Some("{}"), CallOptions::default())
+    let c = Client::connect(Transport::Stdio(faults()), opts)
         .await
         .unwrap();
-    assert_eq!(r.text(), "bye");
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let r = c
-        .call_tool("echo", Some(r#"{"text":"back"}"#), CallOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(r.text(), "back");
+    quit_and_call_again(&c).await;
     // NB. The restart listed the tools again (the same ones): nothing to tell.
     tokio::time::sleep(Duration::from_millis(300)).await;
     while let Ok(n) = notices.try_recv() {
