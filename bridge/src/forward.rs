@@ -404,8 +404,8 @@ async fn refresh_tools(
         return Ok(());
     }
     listed.clone_from(&specs);
-    let listed = server.tool_names();
-    for gone in listed
+    let names = server.tool_names();
+    for gone in names
         .iter()
         .filter(|n| !specs.iter().any(|s| &s.name == *n))
     {

@@ -356,7 +356,9 @@ impl Inner {
                         let start = r.as_str().as_ptr() as usize - line.as_ptr() as usize;
                         let end = start + r.as_str().len();
                         let (kind, call) = match w.want {
-                            Want::Raw => (ResultType::of(r), None),
+                            Want::Raw => {
+                                (ResultType::in_revision(r.get("resultType"), w.modern), None)
+                            }
                             Want::Call => {
                                 let (kind, call) = CallResult::read(r, w.modern);
                                 (kind, call.map(ReadCall::Typed))
@@ -366,9 +368,6 @@ impl Inner {
                                 (kind, call.map(ReadCall::AsSent))
                             }
                         };
-                        // NB. A handshake server's `resultType` is no signal: its answer is
-                        // the result (never a round to retry, nor a task to wait for).
-                        let kind = if w.modern { kind } else { ResultType::Complete };
                         Ok(Reply {
                             line: line.clone(),
                             start,

@@ -93,11 +93,7 @@ fn read_members<T>(
         "_meta",
         "resultType",
     ]);
-    let kind = if modern {
-        ResultType::named(kind)
-    } else {
-        ResultType::Complete
-    };
+    let kind = ResultType::in_revision(kind, modern);
     if kind != ResultType::Complete {
         return (kind, None);
     }
@@ -146,6 +142,17 @@ impl ResultType {
     /// The type of result `r` (one walk over its members).
     pub(crate) fn of(r: RawJson<'_>) -> Self {
         Self::named(r.get("resultType"))
+    }
+
+    /// The type a `resultType` member names in the answer to a request sent in a 2026-07-28
+    /// revision (`modern`); a handshake server's answer is the result whatever the member
+    /// says (its revision has none): never a round to retry, nor a task to wait for.
+    pub(crate) fn in_revision(v: Option<RawJson<'_>>, modern: bool) -> Self {
+        if modern {
+            Self::named(v)
+        } else {
+            Self::Complete
+        }
     }
 
     /// The type a `resultType` member names.

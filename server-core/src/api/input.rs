@@ -209,8 +209,7 @@ impl InputRequest {
     /// True when `capabilities` (a `ClientCapabilities` object) declares what this request
     /// needs. A form elicitation needs `elicitation` (an empty object means form); a URL one
     /// `elicitation.url`.
-    #[must_use]
-    pub fn declared_in(&self, capabilities: Option<janus_codec::RawJson<'_>>) -> bool {
+    pub(crate) fn declared_in(&self, capabilities: Option<janus_codec::RawJson<'_>>) -> bool {
         let Some(cap) = capabilities.and_then(|c| c.get(self.capability.0)) else {
             return false;
         };
