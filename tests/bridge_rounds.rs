@@ -177,3 +177,237 @@ async fn a_call_cancelled_while_its_question_waits_is_cancelled_at_the_backend()
     .await;
     c.close(Duration::from_secs(2)).await;
 }
+
+/// A handshake client of `janus bridge` (raw lines), whose lines out come through a channel.
+struct LegacyFront {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<serde_json::Value>,
+}
+
+impl LegacyFront {
+    /// The bridge (`args` before its backend), initialised by a client that declares
+    /// elicitation.
+    fn start(args: &[&str]) -> Self {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(JANUS)
+            .arg("bridge")
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in out.lines() {
+                let Ok(l) = l else { return };
+                let v = serde_json::from_str(&l).unwrap_or_else(|e| panic!("{e}: {l}"));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut me = Self { child, lines };
+        me.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        );
+        me.next_where("the initialize result", |l| l["id"] == 0);
+        me.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        me
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line `want` accepts (the ones before it are kept in `skipped`), within 10 s.
+    fn next_where(
+        &mut self,
+        what: &str,
+        want: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) if want(&l) => return l,
+                Ok(_) => {}
+                Err(e) => panic!("{what}: none within 10 s ({e})"),
+            }
+        }
+    }
+
+    /// Calls `test_elicitation` (request id 1): the elicitation request the client gets.
+    fn asked(&mut self) -> serde_json::Value {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"who?"}}}"#,
+        );
+        self.next_where("the question", |l| l["method"] == "elicitation/create")
+    }
+
+    /// The client's late answer to the question (ignored), then plain calls: one is served
+    /// within 5 s (a backend restarted after a pause fails the calls that come meanwhile).
+    fn still_serves(&mut self, question: &serde_json::Value) {
+        let late = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"decline"}}}}"#,
+            question["id"]
+        );
+        self.send(&late);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        for id in 2.. {
+            self.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"test_simple_text","arguments":{{}}}}}}"#
+            ));
+            let r = self.next_where("the next call's answer", |l| l["id"] == id);
+            if r["result"]["content"].is_array() {
+                return;
+            }
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not served again: {r}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for LegacyFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The answer to request 1 and the cancel of the question, in either order.
+fn ended_round(front: &mut LegacyFront, question: &serde_json::Value) -> serde_json::Value {
+    let qid = question["id"].clone();
+    let mut answer = None;
+    let mut cancelled = false;
+    while answer.is_none() || !cancelled {
+        let l = front.next_where("the round's end", |l| {
+            l["id"] == 1
+                || (l["method"] == "notifications/cancelled" && l["params"]["requestId"] == qid)
+        });
+        if l["id"] == 1 {
+            answer = Some(l);
+        } else {
+            cancelled = true;
+        }
+    }
+    answer.unwrap()
+}
+
+#[test]
+fn a_handshake_front_asked_for_input_hears_at_once_of_a_backend_call_timed_out() {
+    // NB. The backend's call times out after 1 s while the front's client is being asked
+    // (it never answers): the front's request gets the timeout then, not at the server core's
+    // input timeout (300 s), and its client hears that the question is void.
+    let mut front = LegacyFront::start(&[
+        "--mode",
+        "legacy",
+        "--timeout-secs",
+        "1",
+        "--",
+        JANUS,
+        "serve",
+        "--tools",
+        "conformance",
+    ]);
+    let question = front.asked();
+    let answer = ended_round(&mut front, &question);
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let reason = answer["error"]["data"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("within"), "{answer}");
+    front.still_serves(&question);
+}
+
+#[test]
+fn a_handshake_front_asked_for_input_hears_at_once_of_a_backend_that_exited() {
+    let dir = std::env::temp_dir().join(format!("janus-bridge-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("backend.pid");
+    let _ = std::fs::remove_file(&pid_file);
+    let mut front = LegacyFront::start(&[
+        "--mode",
+        "legacy",
+        "--",
+        "sh",
+        "-c",
+        r#"echo $$ > "$0"; exec "$1" serve --tools conformance"#,
+        pid_file.to_str().unwrap(),
+        JANUS,
+    ]);
+    let question = front.asked();
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let answer = ended_round(&mut front, &question);
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(answer["error"]["data"]["reason"].is_string(), "{answer}");
+    // NB. The backend is restarted: the next call is served.
+    front.still_serves(&question);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_http_session_asked_for_input_hears_at_once_of_a_backend_call_timed_out() {
+    // NB. The same on a legacy streamable HTTP session: the question went on the call's
+    // event stream, which ends with the timeout's error.
+    let front = support::HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--mode",
+        "legacy",
+        "--timeout-secs",
+        "1",
+        "--",
+        JANUS,
+        "serve",
+        "--tools",
+        "conformance",
+    ]);
+    let opts = Options {
+        mode: Mode::Legacy,
+        // NB. Never answers in the test's time.
+        callbacks: Callbacks::new().elicit(|_| async {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(r#"{"action":"decline"}"#.into())
+        }),
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    };
+    let t = Transport::Http {
+        url: format!("http://{}/mcp", front.addr),
+        headers: Vec::new(),
+    };
+    let c = Client::connect(t, opts).await.unwrap();
+    let started = std::time::Instant::now();
+    let args = Some(r#"{"message":"who?"}"#);
+    let r = c
+        .call_tool("test_elicitation", args, CallOptions::default())
+        .await;
+    match r {
+        Err(janus_client::Error::Rejected(r)) => assert_eq!(r.code, -32603, "{r}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "answered at once"
+    );
+    let r = c
+        .call_tool("test_simple_text", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert!(!r.is_error, "{r:?}");
+    c.close(Duration::from_secs(2)).await;
+}

@@ -700,7 +700,11 @@ fn input_key(n: usize) -> String {
 /// front can forward none of them (each is refused at the backend, saying why). One whose
 /// capability the front's client did not declare is the server core's to refuse (`-32021`,
 /// or a tool error on a handshake session), which ends the call parked for it.
-fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Result<Halt, InFlight> {
+fn put_to_front(
+    backend: &Backend,
+    mut flight: InFlight,
+    asked: Vec<Asked>,
+) -> Result<Halt, InFlight> {
     let mut round = InputRequired::new();
     let mut kept = Vec::with_capacity(asked.len());
     for a in asked {
@@ -725,11 +729,53 @@ fn put_to_front(backend: &Backend, flight: InFlight, asked: Vec<Asked>) -> Resul
     if kept.is_empty() {
         return Err(flight);
     }
+    let ended = keep_parked(&mut flight);
     let token = backend.router().park(flight, kept);
     // NB. Within the task: a front task (the work of a call that runs as one, which started
     // before the backend asked) waits for the answers in `input_required`; a plain call
     // ignores the mark.
-    Ok(round.state(&token).within_task().into())
+    Ok(round.state(&token).within_task().ends_on(ended).into())
+}
+
+/// Keeps a call followed while it is parked: a task polls it, so that a call that fails
+/// meanwhile (the backend exited, or did not answer in time) is seen at once. Its end comes
+/// back through `flight.call` as before; a failure also resolves the future returned, which
+/// ends a handshake session's round with it ([`InputRequired::ends_on`]) instead of leaving
+/// the front's request to wait for its client's answers. Dropping the flight still ends the
+/// call at the backend.
+fn keep_parked(flight: &mut InFlight) -> impl Future<Output = RpcError> + Send + 'static {
+    let (mut to_flight, from_task) = tokio::sync::oneshot::channel();
+    let (failed, on_failure) = tokio::sync::oneshot::channel();
+    let call = std::mem::replace(
+        &mut flight.call,
+        Box::pin(async move {
+            from_task.await.unwrap_or_else(|_| {
+                Err(janus_client::Error::Session(
+                    "the backend call ended while it waited for input".into(),
+                ))
+            })
+        }),
+    );
+    tokio::spawn(async move {
+        let ended = tokio::select! {
+            r = call => Some(r),
+            // NB. The flight was dropped: so is the call, which ends it at the backend.
+            () = to_flight.closed() => None,
+        };
+        if let Some(r) = ended {
+            if let Err(e) = &r {
+                let _ = failed.send(rejection_of(e));
+            }
+            let _ = to_flight.send(r);
+        }
+    });
+    async move {
+        match on_failure.await {
+            Ok(e) => e,
+            // NB. The call ended well (its answer waits for the retry), or was dropped.
+            Err(_) => std::future::pending().await,
+        }
+    }
 }
 
 /// Drives a backend call for one front request: its progress to the request, a front

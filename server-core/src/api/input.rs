@@ -28,6 +28,7 @@
 use bytes::BytesMut;
 use janus_codec::encode::JsonWriter;
 use janus_model::json::{Json, RpcError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The JSON-RPC code of a request the client did not answer in time (as the SDKs'
 /// `RequestTimeout`).
@@ -267,7 +268,47 @@ pub struct InputRequired {
     pub(crate) requests: Vec<(String, InputRequest)>,
     pub(crate) state: Option<String>,
     pub(crate) within_task: bool,
+    pub(crate) ends_on: EndsOn,
 }
+
+/// The future that ends a round early, and the error it answers with.
+pub(crate) type Ending = std::pin::Pin<Box<dyn std::future::Future<Output = RpcError> + Send>>;
+
+/// What may end a handshake session's round early ([`InputRequired::ends_on`]): the future
+/// is taken once (the clones of a round share it).
+#[derive(Clone, Default)]
+pub(crate) struct EndsOn(Option<Arc<Mutex<Option<Ending>>>>);
+
+impl EndsOn {
+    /// The future, for the one round that waits on it.
+    pub(crate) fn take(&self) -> Option<Ending> {
+        let slot = self.0.as_ref()?;
+        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl std::fmt::Debug for EndsOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "EndsOn(..)"
+        } else {
+            "EndsOn(None)"
+        })
+    }
+}
+
+impl PartialEq for EndsOn {
+    /// The same future (or none on both sides).
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for EndsOn {}
 
 impl InputRequired {
     /// No request yet.
@@ -302,6 +343,21 @@ impl InputRequired {
     #[must_use]
     pub const fn within_task(mut self) -> Self {
         self.within_task = true;
+        self
+    }
+
+    /// Ends the round early when `end` resolves before the client has answered, on a
+    /// handshake session (where the request waits while the client is asked): the request is
+    /// answered with the error `end` gives, and the server requests still unanswered are
+    /// cancelled at the client (`notifications/cancelled`). For work the handler holds
+    /// while it waits (a call it forwarded, which may fail meanwhile). A 2026-07-28 request,
+    /// answered `input_required` at once, and a task's round drop it unpolled.
+    #[must_use]
+    pub fn ends_on(
+        mut self,
+        end: impl std::future::Future<Output = RpcError> + Send + 'static,
+    ) -> Self {
+        self.ends_on = EndsOn(Some(Arc::new(Mutex::new(Some(Box::pin(end))))));
         self
     }
 

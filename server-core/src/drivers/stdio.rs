@@ -85,6 +85,13 @@ impl AsyncRead for Pipe {
                 .try_io(|fd| rustix::io::read(fd.get_ref(), &mut *scratch).map_err(io::Error::from))
             {
                 Ok(Ok(n)) => {
+                    // NB. A short read drained the pipe (or socket): its readiness is cleared
+                    // now, so the next read waits for the poller instead of making a read
+                    // that would block (one system call a request less when they come one
+                    // at a time). Data written meanwhile is a new edge, which the clear keeps.
+                    if n > 0 && n < room {
+                        guard.clear_ready();
+                    }
                     buf.put_slice(&me.scratch[..n]);
                     return Poll::Ready(Ok(()));
                 }

@@ -11,9 +11,10 @@
 use super::tasks_wire::{Waiting, write_store_error};
 use super::{Connection, State};
 use crate::api::ctx::JobId;
+use crate::api::input::Ending;
 use crate::api::input::{InputRequest, InputRequired, Inputs, REQUEST_TIMEOUT};
 use crate::engine::answers;
-use crate::engine::connection::jobs::{Resume, Slot};
+use crate::engine::connection::jobs::{Kind, NewJob, Resume, Slot, Then, Work};
 use crate::engine::request_state as state;
 use bytes::{BufMut, BytesMut};
 use janus_codec::encode::{self, JsonWriter};
@@ -24,6 +25,8 @@ use janus_model::content::Content;
 use janus_model::json::RpcError;
 use janus_model::shape::{self, ResultType, Shape};
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 
 /// The rounds of a handshake session waiting for the client's answers.
 #[derive(Debug, Default)]
@@ -43,6 +46,8 @@ struct Round {
     inputs: Inputs,
     deadline_ms: u64,
     tool: bool,
+    /// The job that waits on what may end the round early ([`InputRequired::ends_on`]).
+    watcher: Option<JobId>,
 }
 
 impl Drop for Connection {
@@ -162,7 +167,10 @@ impl Connection {
                 .and_then(|c| RawJson::parse(c).ok())
         };
         let InputRequired {
-            requests, state, ..
+            requests,
+            state,
+            ends_on,
+            ..
         } = asked;
         let (sendable, names) = declared(requests, caps);
         if sendable.is_empty() {
@@ -221,6 +229,7 @@ impl Connection {
             },
             deadline_ms: self.now_ms.saturating_add(self.server.input.timeout_ms),
             tool,
+            watcher: ends_on.take().map(|end| self.watch_round(job, end)),
         };
         self.rounds.by_job.insert(job, round);
         // NB. A client whose input ended cannot answer: the round ends now (a request whose
@@ -228,6 +237,53 @@ impl Connection {
         if self.input_ended {
             self.end_rounds(out);
         }
+    }
+
+    /// Starts the job that waits on `end` for the round of job `job`: when it resolves first,
+    /// the round ends with its error ([`Connection::end_round_early`]).
+    fn watch_round(&mut self, job: JobId, end: Ending) -> JobId {
+        let watcher = self.jobs.reserve();
+        let then: Pin<Box<dyn Future<Output = Then> + Send>> = Box::pin(async move {
+            let e = end.await;
+            let then: Then = Box::new(move |conn, out| conn.end_round_early(job, &e, out));
+            then
+        });
+        let new = NewJob {
+            request: None,
+            slot: None,
+            kind: Kind::Store,
+            signal: None,
+            cost: 0,
+        };
+        self.jobs.start(watcher, new, Work::store(then));
+        watcher
+    }
+
+    /// Ends the round of job `job` with the handler's error `e` (what it waited on ended
+    /// first): its server requests still unanswered are cancelled at the client.
+    fn end_round_early(&mut self, job: JobId, e: &RpcError, out: &mut BytesMut) {
+        let asked = self.asked_in(job);
+        let Some(round) = self.drop_round(job) else {
+            return;
+        };
+        if self.jobs.finish(job).is_none() {
+            return;
+        }
+        write_cancels(out, &asked, "The request it was asked for ended");
+        shape::write_rpc_error(out, round.request.as_id(), e);
+    }
+
+    /// The server requests of job `job`'s round still unanswered.
+    fn asked_in(&self, job: JobId) -> Vec<IdBuf> {
+        let mut ids: Vec<IdBuf> = self
+            .rounds
+            .asked
+            .iter()
+            .filter(|(_, (j, _))| *j == job)
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort_by_key(|id| id.as_id().as_i64());
+        ids
     }
 
     /// A job's work ended asking for input: the request is asked again from its copy, as
@@ -525,12 +581,20 @@ impl Connection {
     /// Ends a round without its answers: its request gets `message`, unless it was
     /// cancelled.
     fn end_round(&mut self, job: JobId, code: i32, message: &str, out: &mut BytesMut) {
+        // NB. The client is told of the server requests it need not answer any more (its
+        // time ran out, or it failed another of the round), unless its input ended.
+        let asked = if self.input_ended {
+            Vec::new()
+        } else {
+            self.asked_in(job)
+        };
         let Some(round) = self.drop_round(job) else {
             return;
         };
         if self.jobs.finish(job).is_none() {
             return;
         }
+        write_cancels(out, &asked, message);
         let id = round.request.as_id();
         if round.tool {
             let shape = match self.state {
@@ -561,6 +625,9 @@ impl Connection {
     fn drop_round(&mut self, job: JobId) -> Option<Round> {
         let round = self.rounds.by_job.remove(&job)?;
         self.rounds.asked.retain(|_, (j, _)| *j != job);
+        if let Some(w) = round.watcher {
+            self.jobs.end(w);
+        }
         self.server.input.abandon(round.inputs.state.as_deref());
         Some(round)
     }
@@ -608,6 +675,19 @@ fn frame_of(id: Id<'_>, msg: &Message<'_>) -> Vec<u8> {
     }
     f.put_u8(b'}');
     Vec::from(f)
+}
+
+/// `notifications/cancelled` for each of the server's requests `ids`, saying `reason`.
+fn write_cancels(out: &mut BytesMut, ids: &[IdBuf], reason: &str) {
+    for id in ids {
+        encode::begin_notification(out, "notifications/cancelled");
+        out.extend_from_slice(br#"{"requestId":"#);
+        out.extend_from_slice(id.as_id().as_raw().as_bytes());
+        out.extend_from_slice(br#","reason":"#);
+        encode::write_str(out, reason);
+        out.put_u8(b'}');
+        encode::end_message(out);
+    }
 }
 
 /// `{"jsonrpc":"2.0","id":N,"method":...,"params":...}` and its newline.
