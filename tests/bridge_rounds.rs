@@ -411,3 +411,84 @@ async fn a_handshake_http_session_asked_for_input_hears_at_once_of_a_backend_cal
     assert!(!r.is_error, "{r:?}");
     c.close(Duration::from_secs(2)).await;
 }
+
+#[test]
+fn a_legacy_http_session_deleted_while_asked_for_input_ends_the_backend_call() {
+    // NB. The server core gives up the round of a session that goes (its connection is
+    // dropped): the bridge hears of it and ends the parked call (the backend's question
+    // refused, its call cancelled), not at the backend's timeout.
+    use std::io::Read as _;
+    use support::web::{header, post, read_answer};
+    let heard = heard_file("deleted.jsonl");
+    let janus = support::janus_bin();
+    let front = support::HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--mode",
+        "legacy",
+        "--",
+        "sh",
+        "-c",
+        r#"tee "$0" | "$1" serve --tools conformance"#,
+        heard.to_str().unwrap(),
+        janus,
+    ]);
+    let addr = front.addr.as_str();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let (status, head, _) = read_answer(post(addr, &[], init));
+    assert_eq!(status, 200, "{head}");
+    let session = header(&head, "mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let on = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (status, _, _) = read_answer(post(
+        addr,
+        &on,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ));
+    assert_eq!(status, 202);
+    let mut call = post(
+        addr,
+        &on,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"who?"}}}"#,
+    );
+    // NB. The question comes on the call's event stream.
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
+        let n = call.read(&mut chunk).expect("the call's stream");
+        assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    let mut delete = std::net::TcpStream::connect(addr).unwrap();
+    delete
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    std::io::Write::write_all(
+        &mut delete,
+        format!(
+            "DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut answer = String::new();
+    delete.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let refused = line_in(&heard, "the question refused", refused_at_backend).await;
+        assert!(refused["error"]["code"].is_i64(), "{refused}");
+        line_in(&heard, "the call cancelled", |l| {
+            l["method"] == "notifications/cancelled"
+        })
+        .await;
+    });
+}
