@@ -507,6 +507,10 @@ impl Connection {
         let Some(round) = self.rounds.by_job.remove(&job) else {
             return;
         };
+        // NB. Answered: what might have ended the round early is waited on no more.
+        if let Some(w) = round.watcher {
+            self.jobs.end(w);
+        }
         self.jobs.finish(job);
         let parser = self.parser;
         let Ok(again) = parser.parse_single(&round.frame) else {
