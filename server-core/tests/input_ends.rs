@@ -108,7 +108,8 @@ async fn a_round_answered_first_waits_on_its_ending_no_more() {
     assert!(out[0]["result"]["content"].is_array(), "{out:?}");
     // NB. The watcher's job ended with the round: nothing runs, and an ending that comes
     // now writes nothing.
-    c.settle().await;
+    let settled = tokio::time::timeout(std::time::Duration::from_secs(5), c.settle()).await;
+    assert!(settled.is_ok(), "a job runs on after the round");
     assert_eq!(c.conn.foreground(), 0);
     assert_eq!(c.running(), 0);
     let tx = endings.lock().unwrap().pop().unwrap();
