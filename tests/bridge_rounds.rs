@@ -140,19 +140,23 @@ async fn a_question_the_front_cannot_or_does_not_answer_is_answered_at_the_backe
     c.close(Duration::from_secs(2)).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_cancelled_while_its_question_waits_is_cancelled_at_the_backend() {
-    let heard = heard_file("cancel.jsonl");
-    let opts = Options {
+/// A handshake client whose elicitation callback never answers in a test's time.
+fn never_answering() -> Options {
+    Options {
         mode: Mode::Legacy,
-        // NB. Never answers in the test's time.
         callbacks: Callbacks::new().elicit(|_| async {
             tokio::time::sleep(Duration::from_secs(60)).await;
             Ok(r#"{"action":"decline"}"#.into())
         }),
         timeout: Duration::from_secs(20),
         ..Options::default()
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cancelled_while_its_question_waits_is_cancelled_at_the_backend() {
+    let heard = heard_file("cancel.jsonl");
+    let opts = never_answering();
     let cmd = bridge_copying("legacy", "conformance", &heard);
     let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
     let cancel = Cancel::new();
@@ -302,22 +306,26 @@ fn ended_round(front: &mut LegacyFront, question: &serde_json::Value) -> serde_j
     answer.unwrap()
 }
 
+/// The bridge's options before its backend: a legacy conformance backend whose calls time
+/// out after 1 s.
+const TIMING_OUT: &[&str] = &[
+    "--mode",
+    "legacy",
+    "--timeout-secs",
+    "1",
+    "--",
+    JANUS,
+    "serve",
+    "--tools",
+    "conformance",
+];
+
 #[test]
 fn a_handshake_front_asked_for_input_hears_at_once_of_a_backend_call_timed_out() {
     // NB. The backend's call times out after 1 s while the front's client is being asked
     // (it never answers): the front's request gets the timeout then, not at the server core's
     // input timeout (300 s), and its client hears that the question is void.
-    let mut front = LegacyFront::start(&[
-        "--mode",
-        "legacy",
-        "--timeout-secs",
-        "1",
-        "--",
-        JANUS,
-        "serve",
-        "--tools",
-        "conformance",
-    ]);
+    let mut front = LegacyFront::start(TIMING_OUT);
     let question = front.asked();
     let answer = ended_round(&mut front, &question);
     assert_eq!(answer["error"]["code"], -32603, "{answer}");
@@ -362,30 +370,9 @@ fn a_handshake_front_asked_for_input_hears_at_once_of_a_backend_that_exited() {
 async fn a_handshake_http_session_asked_for_input_hears_at_once_of_a_backend_call_timed_out() {
     // NB. The same on a legacy streamable HTTP session: the question went on the call's
     // event stream, which ends with the timeout's error.
-    let front = support::HttpServe::launch(&[
-        "bridge",
-        "--http",
-        "127.0.0.1:0",
-        "--mode",
-        "legacy",
-        "--timeout-secs",
-        "1",
-        "--",
-        JANUS,
-        "serve",
-        "--tools",
-        "conformance",
-    ]);
-    let opts = Options {
-        mode: Mode::Legacy,
-        // NB. Never answers in the test's time.
-        callbacks: Callbacks::new().elicit(|_| async {
-            tokio::time::sleep(Duration::from_secs(60)).await;
-            Ok(r#"{"action":"decline"}"#.into())
-        }),
-        timeout: Duration::from_secs(20),
-        ..Options::default()
-    };
+    let front =
+        support::HttpServe::launch(&[&["bridge", "--http", "127.0.0.1:0"], TIMING_OUT].concat());
+    let opts = never_answering();
     let t = Transport::Http {
         url: format!("http://{}/mcp", front.addr),
         headers: Vec::new(),

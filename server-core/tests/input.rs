@@ -941,7 +941,7 @@ fn a_client_that_never_answers_gets_its_answer_at_the_timeout_or_at_eof() {
         let at = |want: &dyn Fn(&serde_json::Value) -> bool| {
             lines
                 .iter()
-                .position(|l| want(l))
+                .position(want)
                 .unwrap_or_else(|| panic!("{lines:?}"))
         };
         let cancel = at(&|l| {
