@@ -1,15 +1,16 @@
 //! A backend's questions asked one after another during one call, through `janus bridge`:
 //! each round of the front's client answers the question it was asked (the keys of a call's
-//! rounds are never reused: the server core serves a retry every earlier answer). And a
+//! rounds are never reused: the server core serves a retry every earlier answer). A
 //! question the front's client cannot or does not answer (it did not declare the capability,
-//! answered with an error, cancelled) is answered at the backend at once, not left to time
-//! out there.
+//! cancelled, its session went) is answered at the backend at once, not left to time out
+//! there; a handshake client's error reply reaches the backend as its answer. And a backend
+//! call that fails while a handshake front's client is asked ends the front's request then.
 
 use janus_client::{
     CallOptions, Callbacks, Cancel, Client, Command, Mode, Options, Rejection, Transport,
 };
 use std::time::Duration;
-use support::copies::{bridge_copying, line_in};
+use support::copies::{bridge_copying, line_in, lines_of};
 
 mod support;
 
@@ -114,8 +115,12 @@ async fn a_question_the_front_cannot_or_does_not_answer_is_answered_at_the_backe
         }
         c.close(Duration::from_secs(2)).await;
     }
-    // A handshake client that answers with an error: the backend's question gets an error
-    // at once too.
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_client_s_error_reply_reaches_the_backend_as_its_error() {
+    // NB. The backend's call goes on with the client's error (code, message and data as the
+    // client gave them), and its answer is the front's: not cancelled, nothing made up.
     let heard = heard_file("error.jsonl");
     let opts = Options {
         mode: Mode::Legacy,
@@ -123,7 +128,7 @@ async fn a_question_the_front_cannot_or_does_not_answer_is_answered_at_the_backe
             Err(Rejection {
                 code: -1,
                 message: "no".into(),
-                data: None,
+                data: Some(r#"{"why":"the user said so"}"#.into()),
             })
         }),
         timeout: Duration::from_secs(20),
@@ -135,8 +140,20 @@ async fn a_question_the_front_cannot_or_does_not_answer_is_answered_at_the_backe
     let r = c
         .call_tool("test_elicitation", args, CallOptions::default())
         .await;
-    assert!(r.as_ref().is_ok_and(|r| r.is_error), "{r:?}");
-    line_in(&heard, "the question refused", refused_at_backend).await;
+    // NB. The backend (a janus serve) ends its own round on the error: a tool error.
+    assert!(
+        r.as_ref()
+            .is_ok_and(|r| r.is_error && r.text().contains("no")),
+        "{r:?}"
+    );
+    let line = line_in(&heard, "the client's error passed on", refused_at_backend).await;
+    assert_eq!(line["error"]["code"], -1, "{line}");
+    assert_eq!(line["error"]["message"], "no", "{line}");
+    assert_eq!(line["error"]["data"]["why"], "the user said so", "{line}");
+    let cancelled = lines_of(&heard)
+        .into_iter()
+        .any(|l| l["method"] == "notifications/cancelled");
+    assert!(!cancelled, "the backend's call was cancelled");
     c.close(Duration::from_secs(2)).await;
 }
 

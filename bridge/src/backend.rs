@@ -321,7 +321,7 @@ impl Pool {
     pub(crate) fn resume(
         &self,
         token: &str,
-        given: &dyn Fn(&str) -> Option<String>,
+        given: &dyn Fn(&str) -> Option<Result<String, janus_client::Rejection>>,
     ) -> Option<(Arc<Backend>, crate::input::Resumed)> {
         self.members
             .iter()

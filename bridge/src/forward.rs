@@ -639,7 +639,14 @@ fn open_call(
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
     if let Some(token) = ctx.request_state() {
-        let given = |key: &str| ctx.input(key).map(|a| a.as_str().to_owned());
+        // NB. A handshake front client's error reply reaches the backend as its error
+        // (the backend's call goes on with it).
+        let given = |key: &str| match ctx.input(key) {
+            Some(a) => Some(Ok(a.as_str().to_owned())),
+            None => ctx
+                .input_refusal(key)
+                .map(|e| Err(janus_client::Rejection::of_error_object(Some(e)))),
+        };
         let Some((backend, resumed)) = pool.resume(token, &given) else {
             return Err(RpcError::invalid_params(
                 "the requestState names no backend call waiting for input (it expired, or was answered)",
@@ -734,7 +741,12 @@ fn put_to_front(
     // NB. Within the task: a front task (the work of a call that runs as one, which started
     // before the backend asked) waits for the answers in `input_required`; a plain call
     // ignores the mark.
-    Ok(round.state(&token).within_task().ends_on(ended).into())
+    Ok(round
+        .state(&token)
+        .within_task()
+        .ends_on(ended)
+        .takes_refusals()
+        .into())
 }
 
 /// Keeps a call followed while it is parked: a task polls it, so that a call that fails

@@ -322,12 +322,12 @@ impl Router {
     }
 
     /// Resumes the call parked under `token` with the front client's answers (`given` reads
-    /// the one under a key): each given to the backend's question, the ones not given back
-    /// to be asked again. `None` when no call here is parked under it.
+    /// the one under a key: a result, or a handshake client's error reply): each given to
+    /// the backend's question, the ones not given back to be asked again. `None` when no call here is parked under it.
     pub(crate) fn resume(
         &self,
         token: &str,
-        given: &dyn Fn(&str) -> Option<String>,
+        given: &dyn Fn(&str) -> Option<Result<String, Rejection>>,
     ) -> Option<Resumed> {
         let p = lock(&self.parked).remove(token)?;
         self.mark(p.flight._asker.id, false);
@@ -335,7 +335,7 @@ impl Router {
         for a in p.asked {
             match given(&a.key) {
                 Some(answer) => {
-                    let _ = a.question.answer.send(Ok(answer));
+                    let _ = a.question.answer.send(answer);
                 }
                 None => unanswered.push(a),
             }

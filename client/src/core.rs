@@ -279,30 +279,9 @@ impl<'a> Incoming<'a> {
     }
 }
 
-/// A JSON-RPC error object read into a [`Rejection`]: one without an integer `code` (no
-/// object at all) is `-32603`, its message saying what came; one without a `message` keeps
-/// its code.
+/// A JSON-RPC error object read into a [`Rejection`] ([`Rejection::of_error_object`]).
 pub(crate) fn rejection_of(error: Option<RawJson<'_>>) -> Rejection {
-    let [code, message, data] =
-        error.map_or([None; 3], |e| e.get_many(["code", "message", "data"]));
-    let code = code.and_then(|c| c.as_str().parse::<i64>().ok());
-    let data = data.map(|d| crate::json::compact(d.as_str()));
-    match (code, message.and_then(RawJson::as_string)) {
-        (Some(code), message) => Rejection {
-            code,
-            message: message.map_or_else(|| "(no message)".to_owned(), |m| m.into_owned()),
-            data,
-        },
-        (None, _) => {
-            let text = error.map_or("", |e| e.as_str());
-            let excerpt: String = text.chars().take(120).collect();
-            Rejection {
-                code: janus_codec::INTERNAL_ERROR.into(),
-                message: format!("a malformed error object: {excerpt}"),
-                data,
-            }
-        }
-    }
+    Rejection::of_error_object(error)
 }
 
 /// What the lifecycle's `server/discover` probe (mode `Auto`) found.

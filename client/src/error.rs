@@ -2,6 +2,7 @@
 //! protocol rejection (a JSON-RPC error: code, message, data) is not a transport or session
 //! failure, and neither is a timeout or a cancellation.
 
+use janus_codec::RawJson;
 use std::time::Duration;
 
 /// A JSON-RPC error the server answered with.
@@ -13,6 +14,35 @@ pub struct Rejection {
     pub message: String,
     /// The `data` member, as JSON text.
     pub data: Option<String>,
+}
+
+impl Rejection {
+    /// A JSON-RPC error object read as a rejection (a server's, or a client's error reply
+    /// that a gateway passes on): one without an integer `code` (or no object at all) is
+    /// `-32603`, its message saying what came; one without a `message` keeps its code.
+    #[must_use]
+    pub fn of_error_object(error: Option<RawJson<'_>>) -> Self {
+        let [code, message, data] =
+            error.map_or([None; 3], |e| e.get_many(["code", "message", "data"]));
+        let code = code.and_then(|c| c.as_str().parse::<i64>().ok());
+        let data = data.map(|d| crate::json::compact(d.as_str()));
+        match (code, message.and_then(RawJson::as_string)) {
+            (Some(code), message) => Self {
+                code,
+                message: message.map_or_else(|| "(no message)".to_owned(), |m| m.into_owned()),
+                data,
+            },
+            (None, _) => {
+                let text = error.map_or("", |e| e.as_str());
+                let excerpt: String = text.chars().take(120).collect();
+                Self {
+                    code: janus_codec::INTERNAL_ERROR.into(),
+                    message: format!("a malformed error object: {excerpt}"),
+                    data,
+                }
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for Rejection {

@@ -2,6 +2,8 @@
 //! work it holds while the client is asked failed first, so the request gets its error at
 //! once and the client hears that its server requests are void; a round answered first
 //! waits on it no more.
+//! And a round that takes the client's error replies as answers
+//! (`InputRequired::takes_refusals`): the handler runs again and reads them.
 
 use janus_model::json::RpcError;
 use janus_server_core::tools::{Args, Output, ToolSpec};
@@ -42,6 +44,28 @@ fn server(endings: &Endings) -> Arc<Server> {
                         .into());
                 };
                 out.text(&format!("Hello, {}", name.as_str().len()));
+                Ok(())
+            },
+        )
+        .tool(
+            ToolSpec::new(
+                "refusable",
+                "asks, and hears an error reply",
+                r#"{"type":"object"}"#,
+            )
+            .unwrap(),
+            |ctx: &Ctx<'_>, _: Args<'_>, out: &mut Output<'_>| -> Result<(), Halt> {
+                if let Some(e) = ctx.input_refusal("name") {
+                    out.text(&format!("refused: {}", e.as_str()));
+                    return Ok(());
+                }
+                let Some(name) = ctx.input("name") else {
+                    return Err(InputRequired::new()
+                        .ask("name", InputRequest::elicit("Your name?", NAME)?)
+                        .takes_refusals()
+                        .into());
+                };
+                out.text(&format!("answered: {}", name.as_str()));
                 Ok(())
             },
         )
@@ -115,4 +139,41 @@ async fn a_round_answered_first_waits_on_its_ending_no_more() {
     let tx = endings.lock().unwrap().pop().unwrap();
     let _ = tx.send(RpcError::new(-32603, "too late"));
     assert!(c.settle().await.is_empty());
+}
+
+#[test]
+fn a_round_that_takes_refusals_runs_again_with_the_client_s_error() {
+    let endings = Endings::default();
+    let mut c = session(&endings);
+    let mut out = c.send(&legacy(
+        1,
+        "tools/call",
+        r#"{"name":"refusable","arguments":{}}"#,
+    ));
+    assert_eq!(out.len(), 1, "{out:?}");
+    let q = out.remove(0);
+    let reply = json!({"jsonrpc": "2.0", "id": q["id"], "error": {"code": -1, "message": "no", "data": {"why": "said so"}}});
+    let out = c.send(&reply.to_string());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 1, "{out:?}");
+    let text = out[0]["result"]["content"][0]["text"].as_str().unwrap();
+    let e: serde_json::Value =
+        serde_json::from_str(text.strip_prefix("refused: ").unwrap()).unwrap();
+    assert_eq!(
+        e,
+        json!({"code": -1, "message": "no", "data": {"why": "said so"}})
+    );
+    assert_ne!(out[0]["result"]["isError"], true, "{out:?}");
+    assert_eq!(c.conn.foreground(), 0);
+    // An error reply that is no object still ends the round (a tool error).
+    let mut out = c.send(&legacy(
+        2,
+        "tools/call",
+        r#"{"name":"refusable","arguments":{}}"#,
+    ));
+    let q = out.remove(0);
+    let reply = json!({"jsonrpc": "2.0", "id": q["id"], "error": "no"});
+    let out = c.send(&reply.to_string());
+    let ended = out.iter().find(|l| l["id"] == 2).unwrap();
+    assert_eq!(ended["result"]["isError"], true, "{out:?}");
 }

@@ -412,6 +412,17 @@ impl<'a> Ctx<'a> {
             .and_then(|r| RawJson::parse(r).ok())
     }
 
+    /// The error object (`code`, `message`, `data`) a handshake client replied with to the
+    /// input request asked under `key`, in a round that takes such replies
+    /// ([`crate::InputRequired::takes_refusals`]); `None` otherwise.
+    #[must_use]
+    pub fn input_refusal(&self, key: &str) -> Option<RawJson<'a>> {
+        self.info
+            .inputs
+            .and_then(|i| i.refusal(key))
+            .and_then(|r| RawJson::parse(r).ok())
+    }
+
     /// The state the handler kept with its last [`crate::InputRequired`], back with the
     /// client's answers.
     #[must_use]
@@ -588,6 +599,16 @@ impl Context {
             .inputs
             .as_ref()
             .and_then(|i| i.get(key))
+            .and_then(|r| RawJson::parse(r).ok())
+    }
+
+    /// As [`Ctx::input_refusal`].
+    #[must_use]
+    pub fn input_refusal(&self, key: &str) -> Option<RawJson<'_>> {
+        self.0
+            .inputs
+            .as_ref()
+            .and_then(|i| i.refusal(key))
             .and_then(|r| RawJson::parse(r).ok())
     }
 

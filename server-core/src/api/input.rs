@@ -269,6 +269,7 @@ pub struct InputRequired {
     pub(crate) state: Option<String>,
     pub(crate) within_task: bool,
     pub(crate) ends_on: EndsOn,
+    pub(crate) takes_refusals: bool,
 }
 
 /// The future that ends a round early, and the error it answers with.
@@ -361,6 +362,18 @@ impl InputRequired {
         self
     }
 
+    /// On a handshake session, takes a client's error reply to one of the round's requests
+    /// as its answer: the handler runs again when every request has a reply, and reads an
+    /// error one with [`Ctx::input_refusal`](crate::Ctx::input_refusal) (a gateway passes it
+    /// on to whoever asked). Without this, an error reply ends the round: a tool call gets a
+    /// tool error, another request `-32603`. A 2026-07-28 client answers no request with an
+    /// error (it retries, or not), so this changes nothing there.
+    #[must_use]
+    pub const fn takes_refusals(mut self) -> Self {
+        self.takes_refusals = true;
+        self
+    }
+
     /// The requests, by key.
     pub fn requests(&self) -> impl Iterator<Item = (&str, &InputRequest)> {
         self.requests.iter().map(|(k, r)| (k.as_str(), r))
@@ -374,11 +387,21 @@ pub(crate) struct Inputs {
     pub(crate) responses: Vec<(String, String)>,
     /// The handler's own state from the round before.
     pub(crate) state: Option<String>,
+    /// Key, and the error object of a handshake client's error reply as JSON text (this
+    /// round's only, for a round that takes them: [`InputRequired::takes_refusals`]).
+    pub(crate) refusals: Vec<(String, String)>,
 }
 
 impl Inputs {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.responses
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn refusal(&self, key: &str) -> Option<&str> {
+        self.refusals
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())

@@ -5,8 +5,9 @@
 //! A handshake session's round holds its request in the job book (so a cancel finds it) and
 //! keeps the request as a frame; each server request gets an integer id of the server's own.
 //! A client response naming no open round is ignored. When every answer is in, the request
-//! is handled again with them. An error response, the end of the client's input or the
-//! timeout ends the round: a tool call gets a tool error, another request a JSON-RPC error.
+//! is handled again with them. An error response (unless the round takes those as answers),
+//! the end of the client's input or the timeout ends the round: a tool call gets a tool
+//! error, another request a JSON-RPC error.
 
 use super::tasks_wire::{Waiting, write_store_error};
 use super::{Connection, State};
@@ -48,6 +49,8 @@ struct Round {
     tool: bool,
     /// The job that waits on what may end the round early ([`InputRequired::ends_on`]).
     watcher: Option<JobId>,
+    /// An error reply is an answer ([`InputRequired::takes_refusals`]).
+    takes_refusals: bool,
 }
 
 impl Drop for Connection {
@@ -120,6 +123,7 @@ impl Connection {
             return Ok(Some(Inputs {
                 responses: given,
                 state: None,
+                refusals: Vec::new(),
             }));
         };
         let Some(token) = token.as_string() else {
@@ -141,6 +145,7 @@ impl Connection {
         Ok(Some(Inputs {
             responses,
             state: sealed.state,
+            refusals: Vec::new(),
         }))
     }
 
@@ -170,6 +175,7 @@ impl Connection {
             requests,
             state,
             ends_on,
+            takes_refusals,
             ..
         } = asked;
         let (sendable, names) = declared(requests, caps);
@@ -226,10 +232,12 @@ impl Connection {
             inputs: Inputs {
                 responses: carried,
                 state,
+                refusals: Vec::new(),
             },
             deadline_ms: self.now_ms.saturating_add(self.server.input.timeout_ms),
             tool,
             watcher: ends_on.take().map(|end| self.watch_round(job, end)),
+            takes_refusals,
         };
         self.rounds.by_job.insert(job, round);
         // NB. A client whose input ended cannot answer: the round ends now (a request whose
@@ -452,6 +460,7 @@ impl Connection {
         self.replay = Some(Inputs {
             responses: parked.responses,
             state: parked.state,
+            refusals: Vec::new(),
         });
         // NB. The call's own answer was the task: what the replay writes is not sent.
         let mut scratch = BytesMut::new();
@@ -479,7 +488,17 @@ impl Connection {
         let Some(round) = self.rounds.by_job.get_mut(&job) else {
             return;
         };
-        let Some(answer) = answer else {
+        let refusal = msg
+            .error()
+            .filter(|e| round.takes_refusals && e.is_object());
+        if let Some(e) = answer.or(refusal) {
+            let given = (key, e.as_str().to_owned());
+            if answer.is_some() {
+                round.inputs.responses.push(given);
+            } else {
+                round.inputs.refusals.push(given);
+            }
+        } else {
             let why = msg
                 .error()
                 .and_then(|e| e.get("message"))
@@ -495,11 +514,7 @@ impl Connection {
                 out,
             );
             return;
-        };
-        round
-            .inputs
-            .responses
-            .push((key, answer.as_str().to_owned()));
+        }
         round.unanswered -= 1;
         if round.unanswered > 0 {
             return;
