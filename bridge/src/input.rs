@@ -323,7 +323,8 @@ impl Router {
 
     /// Resumes the call parked under `token` with the front client's answers (`given` reads
     /// the one under a key: a result, or a handshake client's error reply): each given to
-    /// the backend's question, the ones not given back to be asked again. `None` when no call here is parked under it.
+    /// the backend's question, the ones not given back to be asked again. `None` when no
+    /// call here is parked under it.
     pub(crate) fn resume(
         &self,
         token: &str,

@@ -271,17 +271,12 @@ impl<'a> Incoming<'a> {
                 };
                 let outcome = match msg.result() {
                     Some(r) => Ok(r),
-                    None => Err(rejection_of(msg.error())),
+                    None => Err(Rejection::of_error_object(msg.error())),
                 };
                 Self::Answer { id, outcome }
             }
         }
     }
-}
-
-/// A JSON-RPC error object read into a [`Rejection`] ([`Rejection::of_error_object`]).
-pub(crate) fn rejection_of(error: Option<RawJson<'_>>) -> Rejection {
-    Rejection::of_error_object(error)
 }
 
 /// What the lifecycle's `server/discover` probe (mode `Auto`) found.

@@ -6,8 +6,7 @@
 //! with `notifications/cancelled`, which the extension forbids for tasks).
 
 use super::{Cancel, Client, Inner, Reply, lock};
-use crate::core::rejection_of;
-use crate::error::Error;
+use crate::error::{Error, Rejection};
 use janus_codec::RawJson;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -163,7 +162,9 @@ impl Client {
                 }
                 Some("failed") => {
                     outstanding.armed = false;
-                    return Err(Error::Rejected(rejection_of(task.get("error"))));
+                    return Err(Error::Rejected(Rejection::of_error_object(
+                        task.get("error"),
+                    )));
                 }
                 Some("cancelled") => {
                     outstanding.armed = false;

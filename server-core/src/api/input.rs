@@ -394,16 +394,15 @@ pub(crate) struct Inputs {
 
 impl Inputs {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.responses
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        under(&self.responses, key)
     }
 
     pub(crate) fn refusal(&self, key: &str) -> Option<&str> {
-        self.refusals
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        under(&self.refusals, key)
     }
+}
+
+/// The text kept under `key` in a list of keyed answers.
+fn under<'a>(list: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    list.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }

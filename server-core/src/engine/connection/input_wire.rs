@@ -270,15 +270,9 @@ impl Connection {
     /// Ends the round of job `job` with the handler's error `e` (what it waited on ended
     /// first): its server requests still unanswered are cancelled at the client.
     fn end_round_early(&mut self, job: JobId, e: &RpcError, out: &mut BytesMut) {
-        let asked = self.asked_in(job);
-        let Some(round) = self.drop_round(job) else {
-            return;
-        };
-        if self.jobs.finish(job).is_none() {
-            return;
+        if let Some(round) = self.close_round(job, "The request it was asked for ended", out) {
+            shape::write_rpc_error(out, round.request.as_id(), e);
         }
-        write_cancels(out, &asked, "The request it was asked for ended");
-        shape::write_rpc_error(out, round.request.as_id(), e);
     }
 
     /// The server requests of job `job`'s round still unanswered.
@@ -519,13 +513,10 @@ impl Connection {
         if round.unanswered > 0 {
             return;
         }
-        let Some(round) = self.rounds.by_job.remove(&job) else {
+        // NB. Answered: its handler runs again (it gives nothing up).
+        let Some(round) = self.take_round(job) else {
             return;
         };
-        // NB. Answered: what might have ended the round early is waited on no more.
-        if let Some(w) = round.watcher {
-            self.jobs.end(w);
-        }
         self.jobs.finish(job);
         let parser = self.parser;
         let Ok(again) = parser.parse_single(&round.frame) else {
@@ -600,20 +591,9 @@ impl Connection {
     /// Ends a round without its answers: its request gets `message`, unless it was
     /// cancelled.
     fn end_round(&mut self, job: JobId, code: i32, message: &str, out: &mut BytesMut) {
-        // NB. The client is told of the server requests it need not answer any more (its
-        // time ran out, or it failed another of the round), unless its input ended.
-        let asked = if self.input_ended {
-            Vec::new()
-        } else {
-            self.asked_in(job)
-        };
-        let Some(round) = self.drop_round(job) else {
+        let Some(round) = self.close_round(job, message, out) else {
             return;
         };
-        if self.jobs.finish(job).is_none() {
-            return;
-        }
-        write_cancels(out, &asked, message);
         let id = round.request.as_id();
         if round.tool {
             let shape = match self.state {
@@ -624,6 +604,21 @@ impl Connection {
         } else {
             encode::write_error(out, Some(id), code, message, None);
         }
+    }
+
+    /// Gives up a round before its answers came (its handler hears of it): the client is told
+    /// (`why`) of the server requests it need not answer any more, unless its input ended.
+    /// The round, when its request still waits for an answer (not cancelled).
+    fn close_round(&mut self, job: JobId, why: &str, out: &mut BytesMut) -> Option<Round> {
+        let asked = if self.input_ended {
+            Vec::new()
+        } else {
+            self.asked_in(job)
+        };
+        let round = self.drop_round(job)?;
+        self.jobs.finish(job)?;
+        write_cancels(out, &asked, why);
+        Some(round)
     }
 
     /// Gives up the rounds of requests cancelled meanwhile (their handlers hear of it).
@@ -642,12 +637,19 @@ impl Connection {
 
     /// Gives up a round: its handler hears of it.
     fn drop_round(&mut self, job: JobId) -> Option<Round> {
+        let round = self.take_round(job)?;
+        self.server.input.abandon(round.inputs.state.as_deref());
+        Some(round)
+    }
+
+    /// Takes a round out of the book: its server requests forgotten, and what might have
+    /// ended it early waited on no more.
+    fn take_round(&mut self, job: JobId) -> Option<Round> {
         let round = self.rounds.by_job.remove(&job)?;
         self.rounds.asked.retain(|_, (j, _)| *j != job);
         if let Some(w) = round.watcher {
             self.jobs.end(w);
         }
-        self.server.input.abandon(round.inputs.state.as_deref());
         Some(round)
     }
 }
