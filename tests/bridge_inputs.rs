@@ -2,7 +2,9 @@
 //! through `janus bridge`: each question reaches the front request it belongs to, and each
 //! answer the request that asked. A 2026-07-28 backend names the request in its
 //! `input_required`; a handshake backend on streamable HTTP sends its request on the
-//! response stream of the call it is for.
+//! response stream of the call it is for. A handshake backend on stdio names none: its
+//! question goes to one of the calls of the one front client they all came from, and is
+//! refused when they came from several.
 
 use janus_client::{CallOptions, Callbacks, Client, Mode, Options, Transport};
 use std::time::Duration;
@@ -54,6 +56,107 @@ async fn a_legacy_http_backend_s_questions_during_calls_in_flight_go_to_their_ow
     for front in [Mode::Modern, Mode::Legacy] {
         questions_go_to_their_own_calls(front, &bridge, false).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_stdio_backend_s_questions_during_calls_in_flight_reach_their_one_client() {
+    // NB. Nothing ties such a question to its call: each is put to one of the calls in
+    // flight of the front's one client, and each answer still reaches the question it
+    // answers (so every call gets its own message back).
+    let bridge = [
+        "bridge",
+        "--mode",
+        "legacy",
+        "--",
+        JANUS,
+        "serve",
+        "--tools",
+        "conformance",
+    ];
+    for front in [Mode::Modern, Mode::Legacy] {
+        questions_go_to_their_own_calls(front, &bridge, true).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_stdio_backend_s_question_is_never_put_to_another_front_client() {
+    // NB. Two clients of an HTTP front, one stdio backend: while one client's call runs, a
+    // question of the other's cannot be told apart, and is refused, not put to the first.
+    let front = support::HttpServe::launch(&[
+        "bridge",
+        "--http",
+        "127.0.0.1:0",
+        "--mode",
+        "legacy",
+        "--",
+        JANUS,
+        "serve",
+        "--tools",
+        "faults",
+    ]);
+    let url = format!("http://{}/mcp", front.addr);
+    let asked_first = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&asked_first);
+    let first_opts = Options {
+        mode: Mode::Legacy,
+        callbacks: Callbacks::new().elicit(move |_| {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            async { Ok(r#"{"action":"accept","content":{"username":"first"}}"#.to_owned()) }
+        }),
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    };
+    let http = || Transport::Http {
+        url: url.clone(),
+        headers: Vec::new(),
+    };
+    let first = Client::connect(http(), first_opts).await.unwrap();
+    let second_opts = Options {
+        mode: Mode::Modern,
+        callbacks: echoing(),
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    };
+    let second = Client::connect(http(), second_opts).await.unwrap();
+    let sleeping = first.call_tool("sleep", Some(r#"{"ms":1500}"#), CallOptions::default());
+    let asking = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        second
+            .call_tool(
+                "elicit",
+                Some(r#"{"message":"second?"}"#),
+                CallOptions::default(),
+            )
+            .await
+    };
+    let (slept, asked) = tokio::join!(sleeping, asking);
+    let slept = slept.unwrap();
+    assert!(slept.text().contains("slept 1500"), "{slept:?}");
+    assert!(
+        !asked_first.load(std::sync::atomic::Ordering::SeqCst),
+        "the first client was asked the second's question"
+    );
+    // NB. The backend's question was refused: the call fails, with no answer of a user.
+    match asked {
+        Ok(r) => assert!(
+            r.is_error && !r.text().contains("accept"),
+            "the second call: {r:?}"
+        ),
+        Err(janus_client::Error::Rejected(r)) => assert!(r.code < 0, "{r}"),
+        Err(e) => panic!("the second call: {e}"),
+    }
+    // NB. Alone in flight, the same question reaches its client.
+    let r = second
+        .call_tool(
+            "elicit",
+            Some(r#"{"message":"alone?"}"#),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(r.text().contains("alone?"), "{r:?}");
+    first.close(Duration::from_secs(2)).await;
+    second.close(Duration::from_secs(2)).await;
 }
 
 /// Eight elicitations at once (and, with `prompts`, four prompts that ask in rounds) through

@@ -673,11 +673,12 @@ fn open_call(
         (None, None)
     };
     let cancel = Cancel::new();
-    let (asker, questions) = router.register();
+    let said = forwarded(ctx, &pool.said);
+    let (asker, questions) = router.register(ctx.peer(), Arc::clone(&said));
     // NB. Polled by the front request's own job, not spawned: one task a call.
     let route = Route {
         inbox: &questions,
-        forwarded: forwarded(ctx, &pool.said),
+        forwarded: said,
         own: backend.tells_whose(&client),
     };
     let call = start(client, progress, cancel.clone(), route);

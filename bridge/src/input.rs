@@ -11,14 +11,20 @@
 //! A legacy backend's request for input names no request of its own. On streamable HTTP the
 //! response stream it comes on is its call's, and the call answers it. On stdio nothing
 //! ties it to the call it is for: the bridge gives it to the one call in flight that may
-//! ask, and refuses it (`-32603`, saying why) when several are in flight.
+//! ask; with several in flight, to the newest of them when they all came from one front
+//! client (one stdio or TCP connection, one handshake session), preferring one whose
+//! request declared the capability the question needs. The answer goes to the backend's
+//! question whichever of that client's calls it was put to. Calls of several front clients
+//! in flight: the question is refused (`-32603`, saying why), never put to a client it may
+//! not be for.
 //!
 //! A backend that asks several things at once (its requests in flight together) has them
 //! put to the front's client in one round, under the keys `input`, `input_2`, ...; a retry
 //! that answers only some of them gets the others again, in a new round, while the answers
 //! it gave go on to the backend.
 
-use janus_client::{CallResult, Cancel, Error, LogMessage, Progress, Rejection};
+use janus_client::{CallResult, Cancel, Error, Forwarded, LogMessage, Progress, Rejection};
+use janus_server_core::PeerKey;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -155,15 +161,66 @@ pub(crate) struct Resumed {
 
 /// The calls in flight that may ask, by their number (one in and one out a call: a fast
 /// hash, the numbers being the router's own).
-type Askers = HashMap<u64, (Arc<Inbox>, bool), foldhash::fast::RandomState>;
+type Askers<P = PeerKey> = HashMap<u64, Entry<P>, foldhash::fast::RandomState>;
+
+/// A call in flight that may ask, of the front client `P` names.
+struct Entry<P = PeerKey> {
+    inbox: Arc<Inbox>,
+    /// It waits for the answers to its questions: another call running takes the questions
+    /// that come meanwhile.
+    parked: bool,
+    /// The front client it came from.
+    peer: P,
+    /// What its front request said of its client (the capabilities it declared).
+    said: Arc<Forwarded>,
+}
+
+impl<P> Entry<P> {
+    /// Its front request declared the capability `method` needs.
+    fn may_ask(&self, method: &str) -> bool {
+        let capability = match method {
+            "sampling/createMessage" => "sampling",
+            "roots/list" => "roots",
+            _ => "elicitation",
+        };
+        self.said
+            .capabilities
+            .as_deref()
+            .and_then(|c| janus_codec::RawJson::parse(c).ok())
+            .and_then(|c| c.get(capability))
+            .is_some_and(|c| c.is_object())
+    }
+}
+
+/// The call the backend's `method` (with no request named) is for: the one call that may
+/// ask, or the newest of several that all came from one front client (one that declared the
+/// capability `method` needs, when there is one). A call running is taken before a parked
+/// one. `Err` with the number of calls when they came from several front clients.
+fn whose<P: Eq>(askers: &Askers<P>, method: Option<&str>) -> Result<Arc<Inbox>, usize> {
+    let running = askers.values().filter(|a| !a.parked).count();
+    let candidates = || askers.iter().filter(|(_, a)| running == 0 || !a.parked);
+    let mut all = candidates();
+    let Some((_, first)) = all.next() else {
+        return Err(0);
+    };
+    if all.any(|(_, a)| a.peer != first.peer) {
+        return Err(candidates().count());
+    }
+    let newest = |of: &mut dyn Iterator<Item = (&u64, &Entry<P>)>| {
+        of.max_by_key(|(id, _)| **id)
+            .map(|(_, a)| Arc::clone(&a.inbox))
+    };
+    let able = method.and_then(|m| newest(&mut candidates().filter(|(_, a)| a.may_ask(m))));
+    Ok(able
+        .or_else(|| newest(&mut candidates()))
+        .expect("one call at least"))
+}
 
 /// The calls in flight that may ask, and the parked ones.
 #[derive(Default)]
 pub(crate) struct Router {
     next: AtomicU64,
-    /// The calls in flight that may ask, and whether each is parked (a parked call waits
-    /// for the answers to its questions: another call running takes the questions that
-    /// come meanwhile).
+    /// The calls in flight that may ask.
     askers: Mutex<Askers>,
     parked: Mutex<HashMap<String, Parked>>,
     /// The backend's log messages on their way from the client's reader.
@@ -227,11 +284,22 @@ impl Router {
         }
     }
 
-    /// A new call that may ask: its place, and where its questions come.
-    pub(crate) fn register(self: &Arc<Self>) -> (Asker, Arc<Inbox>) {
+    /// A new call that may ask, of the front client `peer` (whose request said `said`): its
+    /// place, and where its questions come.
+    pub(crate) fn register(
+        self: &Arc<Self>,
+        peer: PeerKey,
+        said: Arc<Forwarded>,
+    ) -> (Asker, Arc<Inbox>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let rx = Arc::new(Inbox::default());
-        lock(&self.askers).insert(id, (Arc::clone(&rx), false));
+        let entry = Entry {
+            inbox: Arc::clone(&rx),
+            parked: false,
+            peer,
+            said,
+        };
+        lock(&self.askers).insert(id, entry);
         (
             Asker {
                 router: Arc::clone(self),
@@ -241,44 +309,40 @@ impl Router {
         )
     }
 
-    /// The backend asks `method` with `params`: given to the one call in flight, whose
-    /// front request puts it to its client; the answer comes back when it is given. With
-    /// no call running but one parked, it is that call's (a backend that asks several
-    /// things at once: the ones that come after the call was parked wait for its next
-    /// round).
+    /// The backend asks `method` with `params`: given to the call it is for ([`whose`]),
+    /// whose front request puts it to its client; the answer comes back when it is given.
+    /// With no call running but parked ones, it is one of those (a backend that asks
+    /// several things at once: the ones that come after the call was parked wait for its
+    /// next round).
     pub(crate) async fn ask(
         &self,
         method: &'static str,
         params: String,
     ) -> Result<String, Rejection> {
-        let to = {
-            let askers = lock(&self.askers);
-            let mut running = askers.values().filter(|(_, parked)| !parked);
-            match (running.next(), running.next()) {
-                (Some((tx, _)), None) => Some(tx.clone()),
-                (None, _) if askers.len() == 1 => askers.values().next().map(|a| a.0.clone()),
-                _ => {
-                    let n = askers.values().filter(|(_, parked)| !parked).count();
-                    return Err(refused(&format!(
-                        "the bridge cannot tell which request this {method} is for ({n} calls in flight)"
-                    )));
-                }
-            }
-        };
+        let to = whose(&lock(&self.askers), Some(method));
         match to {
-            Some(inbox) => inbox.ask(method, params).await,
-            None => Err(refused("the call that asked has ended")),
+            Ok(inbox) => inbox.ask(method, params).await,
+            Err(0) => Err(refused(&format!(
+                "no call in flight this {method} could be for"
+            ))),
+            Err(n) => Err(refused(&format!(
+                "the bridge cannot tell which request this {method} is for ({n} calls of several clients in flight)"
+            ))),
         }
     }
 
-    /// A log message of the backend's: to the one call in flight (a legacy backend's names
-    /// no request either), which sends it at its request's log level; dropped otherwise.
+    /// A log message of the backend's (a legacy backend's names no request either): to the
+    /// call running it is for ([`whose`]), which sends it at its request's log level;
+    /// dropped when none is running or the calls running came from several clients.
     pub(crate) fn log(&self, m: LogMessage) {
         let askers = lock(&self.askers);
-        let mut running = askers.values().filter(|(_, parked)| !parked);
-        match (running.next(), running.next()) {
-            (Some((tx, _)), None) => tx.send(Event::Log(m)),
-            _ => tracing::debug!(level = %m.level, "a backend log message for no one call"),
+        if !askers.values().any(|a| !a.parked) {
+            tracing::debug!(level = %m.level, "a backend log message with no call running");
+            return;
+        }
+        match whose(&askers, None) {
+            Ok(inbox) => inbox.send(Event::Log(m)),
+            Err(_) => tracing::debug!(level = %m.level, "a backend log message for no one call"),
         }
     }
 
@@ -350,7 +414,7 @@ impl Router {
     /// Marks the call `id` parked or running again.
     fn mark(&self, id: u64, parked: bool) {
         if let Some(a) = lock(&self.askers).get_mut(&id) {
-            a.1 = parked;
+            a.parked = parked;
         }
     }
 }
@@ -369,4 +433,79 @@ pub(crate) fn answering_in(inbox: &Arc<Inbox>) -> janus_client::Callbacks {
         .elicit(asking("elicitation/create"))
         .sample(asking("sampling/createMessage"))
         .roots(asking("roots/list"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Calls in flight: (their number, their client, parked, the capabilities they declared).
+    fn askers(calls: &[(u64, u8, bool, &str)]) -> Askers<u8> {
+        calls
+            .iter()
+            .map(|&(id, peer, parked, caps)| {
+                let said = Forwarded {
+                    capabilities: Some(caps.to_owned()),
+                    ..Forwarded::default()
+                };
+                let entry = Entry {
+                    inbox: Arc::new(Inbox::default()),
+                    parked,
+                    peer,
+                    said: Arc::new(said),
+                };
+                (id, entry)
+            })
+            .collect()
+    }
+
+    /// The number of the call `whose` picks.
+    fn picked(calls: &[(u64, u8, bool, &str)], method: &str) -> Result<u64, usize> {
+        let a = askers(calls);
+        let inbox = whose(&a, Some(method))?;
+        Ok(*a
+            .iter()
+            .find(|(_, e)| Arc::ptr_eq(&e.inbox, &inbox))
+            .expect("one of them")
+            .0)
+    }
+
+    const ELICITS: &str = r#"{"elicitation":{}}"#;
+    const NONE: &str = "{}";
+
+    #[test]
+    fn one_call_takes_the_question_whatever_it_declared() {
+        assert_eq!(picked(&[(4, 1, false, NONE)], "elicitation/create"), Ok(4));
+        assert_eq!(picked(&[(4, 1, true, NONE)], "elicitation/create"), Ok(4));
+        assert_eq!(picked(&[], "elicitation/create"), Err(0));
+    }
+
+    #[test]
+    fn calls_of_one_client_give_it_to_the_newest_that_may_ask() {
+        let calls = [
+            (1, 7, false, ELICITS),
+            (2, 7, false, ELICITS),
+            (3, 7, false, NONE),
+        ];
+        assert_eq!(picked(&calls, "elicitation/create"), Ok(2));
+        // NB. None declared sampling: the newest, whose request the server core refuses.
+        assert_eq!(picked(&calls, "sampling/createMessage"), Ok(3));
+    }
+
+    #[test]
+    fn a_running_call_is_taken_before_a_parked_one() {
+        let calls = [(1, 7, false, ELICITS), (2, 7, true, ELICITS)];
+        assert_eq!(picked(&calls, "elicitation/create"), Ok(1));
+        let parked = [(1, 7, true, ELICITS), (2, 7, true, ELICITS)];
+        assert_eq!(picked(&parked, "elicitation/create"), Ok(2));
+    }
+
+    #[test]
+    fn calls_of_several_clients_refuse_it() {
+        let calls = [(1, 7, false, ELICITS), (2, 8, false, ELICITS)];
+        assert_eq!(picked(&calls, "elicitation/create"), Err(2));
+        // NB. A parked call of another client does not count while one is running.
+        let calls = [(1, 7, false, ELICITS), (2, 8, true, ELICITS)];
+        assert_eq!(picked(&calls, "elicitation/create"), Ok(1));
+    }
 }

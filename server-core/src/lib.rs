@@ -62,7 +62,7 @@ pub use engine::{connection, server, store, tasks};
 pub use janus_model::{content, json};
 
 pub use connection::{Connection, DEFAULT_MAX_RUNNING, LIMIT_REACHED};
-pub use ctx::{Context, Ctx, JobId, LogLevel, Notify};
+pub use ctx::{Context, Ctx, JobId, LogLevel, Notify, PeerKey};
 pub use halt::Halt;
 pub use input::{InputRequest, InputRequired};
 pub use janus_codec as codec;

@@ -39,6 +39,20 @@ impl JobId {
     }
 }
 
+/// The client connection a request came on ([`Ctx::peer`]): one stdio or TCP connection,
+/// or one handshake session over streamable HTTP, is one peer; each 2026-07-28 request over
+/// HTTP is a peer of its own (nothing says two come from one client). Only the keys of
+/// requests in flight together compare: a connection that ended may leave its key to a new
+/// one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PeerKey(usize);
+
+/// The key of the connection whose notifications go to `notify`: the driver gives each
+/// connection (and each stateless request) one of its own.
+fn peer_of(notify: &Arc<dyn Notify>) -> PeerKey {
+    PeerKey(Arc::as_ptr(notify).cast::<()>().addr())
+}
+
 /// Where the notifications of running work go (one encoded line each, `\n` included).
 ///
 /// The driver hands what it receives back to its connection
@@ -344,6 +358,16 @@ impl<'a> Ctx<'a> {
     #[must_use]
     pub const fn request_id(&self) -> Id<'a> {
         self.info.id
+    }
+
+    /// The client connection the request came on: requests in flight with the same key
+    /// came from one client.
+    #[must_use]
+    pub fn peer(&self) -> PeerKey {
+        match &self.sink {
+            Sink::Inline(notes) => PeerKey(std::ptr::from_ref(*notes).addr()),
+            Sink::Job { notify, .. } => peer_of(notify),
+        }
     }
 
     /// Who the caller is, when the transport verified a token (HTTP with an `AuthLayer`).
