@@ -262,6 +262,118 @@ async fn a_panicking_tool_is_an_internal_error_and_the_connection_goes_on() {
 }
 
 #[tokio::test]
+async fn a_work_that_panics_as_its_cancel_drops_it_leaves_the_connection_serving() {
+    /// Panics when dropped: the work of `sticky`, dropped by its cancel.
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("secret internals at drop");
+        }
+    }
+    fn sticky(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
+        let bomb = Bomb;
+        Ok(Box::pin(async move {
+            let _held = &bomb;
+            std::future::pending::<()>().await;
+            unreachable!()
+        }))
+    }
+    let server = demo::builder()
+        .async_tool(
+            ToolSpec::new(
+                "sticky",
+                "waits; panics when dropped",
+                r#"{"type":"object"}"#,
+            )
+            .unwrap(),
+            sticky,
+        )
+        .build()
+        .unwrap();
+    let (client, task) = start(server, Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let mut lines = BufReader::new(r).lines();
+    for id in [1, 2] {
+        w.write_all(call(id, "sticky", "{}").as_bytes())
+            .await
+            .unwrap();
+    }
+    // NB. Both running before the first is cancelled; the second stays in flight.
+    w.write_all(call(3, "sleep", r#"{"ms":50}"#).as_bytes())
+        .await
+        .unwrap();
+    let slept = timeout(Duration::from_secs(20), lines.next_line()).await;
+    let slept: Value = serde_json::from_str(&slept.unwrap().unwrap().unwrap()).unwrap();
+    assert_eq!(slept["id"], 3, "{slept}");
+    w.write_all(cancelled(1).as_bytes()).await.unwrap();
+    w.write_all(echo(4, "still here").as_bytes()).await.unwrap();
+    let next = timeout(Duration::from_secs(20), lines.next_line()).await;
+    let next: Value = serde_json::from_str(&next.unwrap().unwrap().unwrap()).unwrap();
+    assert_eq!(next["id"], 4, "a cancelled request is not answered: {next}");
+    assert_eq!(next["result"]["content"][0]["text"], "still here");
+    // NB. The other is still in flight: cancelled too, its panic caught as well; then the
+    // input ends and the connection ends well.
+    w.write_all(cancelled(2).as_bytes()).await.unwrap();
+    w.write_all(echo(5, "and here").as_bytes()).await.unwrap();
+    w.shutdown().await.unwrap();
+    let last = timeout(Duration::from_secs(20), lines.next_line()).await;
+    let last: Value = serde_json::from_str(&last.unwrap().unwrap().unwrap()).unwrap();
+    assert_eq!(last["id"], 5, "{last}");
+    assert!(
+        timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .is_none()
+    );
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn jobs_that_keep_working_do_not_starve_one_another_or_the_connection() {
+    // NB. Each job yields to the runtime in a loop: every one ends, and a request read
+    // meanwhile is answered, whatever their number.
+    fn busy(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
+        Ok(Box::pin(async {
+            for _ in 0..200 {
+                tokio::task::yield_now().await;
+            }
+            Ok(janus_server_core::tools::ToolResult::text("done"))
+        }))
+    }
+    let server = demo::builder()
+        .async_tool(
+            ToolSpec::new("busy", "yields 200 times", r#"{"type":"object"}"#).unwrap(),
+            busy,
+        )
+        .build()
+        .unwrap();
+    let (client, task) = start(server, Config::default(), 64 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    for id in 0..64 {
+        w.write_all(call(id, "busy", "{}").as_bytes())
+            .await
+            .unwrap();
+    }
+    w.write_all(echo(64, "read meanwhile").as_bytes())
+        .await
+        .unwrap();
+    w.shutdown().await.unwrap();
+    let answers = read_lines(r, 65).await;
+    let ids: HashSet<u64> = answers.iter().filter_map(|a| a["id"].as_u64()).collect();
+    assert_eq!(ids.len(), 65);
+    for a in &answers {
+        let want = if a["id"] == 64 {
+            "read meanwhile"
+        } else {
+            "done"
+        };
+        assert_eq!(a["result"]["content"][0]["text"], want, "{a}");
+    }
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
 async fn an_oversize_line_is_refused_and_the_next_line_is_served() {
     let config = Config {
         max_frame_len: 1024,

@@ -19,6 +19,7 @@ use crate::engine::connection::Connection;
 use crate::engine::connection::jobs::{Action, JobEnd};
 use crate::engine::server::Server;
 use bytes::{Bytes, BytesMut};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec};
 use std::io;
 use std::sync::Arc;
@@ -26,7 +27,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
-use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::task::JoinSet;
 
 /// The default most jobs running per connection.
@@ -269,12 +269,7 @@ impl Runner {
     }
 
     /// Reports an ended job to the connection.
-    fn ended(
-        &mut self,
-        done: Option<(JobId, JobEnd)>,
-        conn: &mut Connection,
-        out: &mut BytesMut,
-    ) {
+    fn ended(&mut self, done: Option<(JobId, JobEnd)>, conn: &mut Connection, out: &mut BytesMut) {
         // NB. A panic is caught where it happens ([`Caught`]): `None` is an abort, whose
         // job the connection already dropped.
         let Some((job, end)) = done else {
