@@ -68,19 +68,34 @@ pub(crate) struct InFlight {
 }
 
 /// Where the backend's questions and log messages for one call wait for it: a small queue
-/// and a wake-up, made with the call (a channel would cost a block of slots a call, most of
-/// them never used).
+/// and the waker of the one call that reads it, made with the call (a channel would cost a
+/// block of slots a call, most of them never used; a `Notify`, a waiter list to join and
+/// leave on every poll).
 #[derive(Default)]
 pub(crate) struct Inbox {
-    events: Mutex<std::collections::VecDeque<Event>>,
-    ready: tokio::sync::Notify,
+    events: Mutex<Queue>,
+}
+
+/// An inbox's events, and who waits for the next.
+#[derive(Default)]
+struct Queue {
+    events: std::collections::VecDeque<Event>,
+    /// The reader's waker while it waits (one reader at a time: the call, or the retry that
+    /// resumed it).
+    waiting: Option<std::task::Waker>,
 }
 
 impl Inbox {
     /// Queues `e` for the call.
     fn send(&self, e: Event) {
-        lock(&self.events).push_back(e);
-        self.ready.notify_one();
+        let waiting = {
+            let mut q = lock(&self.events);
+            q.events.push_back(e);
+            q.waiting.take()
+        };
+        if let Some(w) = waiting {
+            w.wake();
+        }
     }
 
     /// Puts the backend's question `method` (with `params`) to the call, and waits for the
@@ -105,18 +120,23 @@ impl Inbox {
 
     /// The next event, at once when one waits.
     pub(crate) fn try_recv(&self) -> Option<Event> {
-        lock(&self.events).pop_front()
+        lock(&self.events).events.pop_front()
     }
 
     /// The next event. Cancel-safe: an event leaves the queue only when it is returned.
     pub(crate) async fn recv(&self) -> Event {
-        loop {
-            if let Some(e) = self.try_recv() {
-                return e;
+        std::future::poll_fn(|cx| {
+            let mut q = lock(&self.events);
+            if let Some(e) = q.events.pop_front() {
+                return std::task::Poll::Ready(e);
             }
-            // NB. A send between the check and this wait leaves a permit: not missed.
-            self.ready.notified().await;
-        }
+            // NB. Checked and registered under the one lock: a send cannot fall between.
+            if !q.waiting.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                q.waiting = Some(cx.waker().clone());
+            }
+            std::task::Poll::Pending
+        })
+        .await
     }
 }
 
