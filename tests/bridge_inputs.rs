@@ -27,19 +27,23 @@ fn echoing() -> Callbacks {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_backend_s_questions_during_calls_in_flight_go_to_their_own_calls() {
-    let bridge = [
+    for front in [Mode::Modern, Mode::Legacy] {
+        questions_go_to_their_own_calls(front, &stdio_bridge("modern"), true).await;
+    }
+}
+
+/// `janus bridge` speaking `mode` to `janus serve --tools conformance` on stdio.
+fn stdio_bridge(mode: &str) -> [&str; 8] {
+    [
         "bridge",
         "--mode",
-        "modern",
+        mode,
         "--",
         JANUS,
         "serve",
         "--tools",
         "conformance",
-    ];
-    for front in [Mode::Modern, Mode::Legacy] {
-        questions_go_to_their_own_calls(front, &bridge, true).await;
-    }
+    ]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,18 +67,8 @@ async fn a_legacy_stdio_backend_s_questions_during_calls_in_flight_reach_their_o
     // NB. Nothing ties such a question to its call: each is put to one of the calls in
     // flight of the front's one client, and each answer still reaches the question it
     // answers (so every call gets its own message back).
-    let bridge = [
-        "bridge",
-        "--mode",
-        "legacy",
-        "--",
-        JANUS,
-        "serve",
-        "--tools",
-        "conformance",
-    ];
     for front in [Mode::Modern, Mode::Legacy] {
-        questions_go_to_their_own_calls(front, &bridge, true).await;
+        questions_go_to_their_own_calls(front, &stdio_bridge("legacy"), true).await;
     }
 }
 
