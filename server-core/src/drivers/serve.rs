@@ -19,15 +19,15 @@ use crate::engine::connection::Connection;
 use crate::engine::connection::jobs::{Action, JobEnd};
 use crate::engine::server::Server;
 use bytes::{Bytes, BytesMut};
-use futures_util::stream::{FuturesUnordered, StreamExt};
 use janus_codec::{DEFAULT_MAX_FRAME_LEN, FrameCodec};
+use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 
 /// The default most jobs running per connection.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = crate::engine::connection::DEFAULT_MAX_RUNNING;
@@ -156,21 +156,15 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Runs a connection's jobs, polled in the task that awaits [`Runner::next`] (the
-/// connection's own): the driver's half of the job book, shared by [`serve_stream`], the tests
-/// and the fuzz target.
+/// Runs a connection's jobs as tokio tasks: the driver's half of the job book, shared by
+/// [`serve_stream`], the tests and the fuzz target.
 ///
 /// [`Runner::attach`] it to a connection, [`Runner::act`] after each frame, and await
 /// [`Runner::next`] while [`Runner::is_idle`] is false: it takes the next job end (a panic
 /// included) or notification to the connection, whose answers go to the output.
-///
-/// No task is spawned a job: a job woken is polled by the connection's task, which its end
-/// reaches without a wake-up of its own (measured: a tokio task a job, its join and its
-/// handle cost the bridge about a tenth of its instructions a forwarded call). A connection's
-/// jobs so share its task's thread, as they shared it on the one-thread runtime of a stdio
-/// server; connections of a TCP listener each have their own task.
 pub struct Runner {
-    set: FuturesUnordered<Caught>,
+    set: JoinSet<(JobId, JobEnd)>,
+    handles: HashMap<JobId, AbortHandle, foldhash::fast::RandomState>,
     notes_tx: mpsc::Sender<(JobId, Bytes)>,
     notes: mpsc::Receiver<(JobId, Bytes)>,
 }
@@ -195,7 +189,8 @@ impl Runner {
     pub fn new() -> Self {
         let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
         Self {
-            set: FuturesUnordered::new(),
+            set: JoinSet::new(),
+            handles: HashMap::default(),
             notes_tx,
             notes,
         }
@@ -225,13 +220,12 @@ impl Runner {
         while let Some(action) = conn.poll_action() {
             match action {
                 Action::Run { job, work } => {
-                    self.set.push(Caught::new(job, work));
+                    let handle = self.set.spawn(Caught { job, work });
+                    self.handles.insert(job, handle);
                 }
                 Action::Abort(job) => {
-                    // NB. A walk over the jobs running (at most the connection's limit), as
-                    // aborts are rare: no book of them is kept for every job.
-                    if let Some(c) = self.set.iter_mut().find(|c| c.job == job) {
-                        c.abort();
+                    if let Some(h) = self.handles.remove(&job) {
+                        h.abort();
                     }
                 }
             }
@@ -243,17 +237,10 @@ impl Runner {
     /// when it is handled.
     pub async fn next(&mut self, conn: &mut Connection, out: &mut BytesMut) {
         tokio::select! {
-            Some(done) = self.set.next() => {
+            Some(done) = self.set.join_next() => {
                 conn.handle_time(now_ms());
                 self.ended(done, conn, out);
-                // NB. The jobs that ended meanwhile, taken in a poll with this task's waker
-                // (so that a job woken later still wakes it).
-                while let Some(d) = std::future::poll_fn(|cx| match self.set.poll_next_unpin(cx) {
-                    std::task::Poll::Ready(Some(d)) => std::task::Poll::Ready(Some(d)),
-                    _ => std::task::Poll::Ready(None),
-                })
-                .await
-                {
+                while let Some(d) = self.set.try_join_next() {
                     self.ended(d, conn, out);
                 }
             }
@@ -268,13 +255,19 @@ impl Runner {
         self.act(conn);
     }
 
-    /// Reports an ended job to the connection.
-    fn ended(&mut self, done: Option<(JobId, JobEnd)>, conn: &mut Connection, out: &mut BytesMut) {
-        // NB. A panic is caught where it happens ([`Caught`]): `None` is an abort, whose
-        // job the connection already dropped.
-        let Some((job, end)) = done else {
+    /// Reports an ended tokio task to the connection.
+    fn ended(
+        &mut self,
+        done: Result<(JobId, JobEnd), tokio::task::JoinError>,
+        conn: &mut Connection,
+        out: &mut BytesMut,
+    ) {
+        // NB. A panic is caught in the task ([`Caught`]): an error is an abort, whose job
+        // the connection already dropped.
+        let Ok((job, end)) = done else {
             return;
         };
+        self.handles.remove(&job);
         // The job's notifications sent before it ended go out before its answer.
         while let Ok((j, line)) = self.notes.try_recv() {
             conn.handle_note(j, &line, out);
@@ -283,84 +276,31 @@ impl Runner {
     }
 }
 
-/// A job's work: its job and how it ended, a panic of its included (caught where it happens,
-/// in its poll or its drop, so that it never reaches the connection's task); `None` once it
-/// was aborted.
-///
-/// Its work runs outside tokio's cooperative budget: jobs polled in one task would share that
-/// task's one budget, each woken again as it ran out (measured: 14% more instructions a
-/// forwarded call in the bridge). A job that is always ready still lets the others and the
-/// connection go on: the set polls each job woken once a pass, then yields.
+/// A job's work as a tokio task: its job and how it ended, a panic of its included (caught
+/// where it happens, so that the task's output names its job without a book of task ids).
 struct Caught {
     job: JobId,
-    /// INVARIANT: `None` only once the work ended or was aborted (it is not polled again).
-    work: Option<tokio::task::coop::Unconstrained<crate::engine::connection::jobs::Work>>,
-    /// The waker of its last poll: an abort wakes it, so that it ends.
-    waker: Option<std::task::Waker>,
-}
-
-impl Caught {
-    fn new(job: JobId, work: crate::engine::connection::jobs::Work) -> Self {
-        Self {
-            job,
-            work: Some(tokio::task::coop::unconstrained(work)),
-            waker: None,
-        }
-    }
-
-    /// Drops the work now (its request was cancelled, or its connection dropped it): the job
-    /// ends, with no outcome, at its next poll.
-    fn abort(&mut self) {
-        drop_caught(self.job, self.work.take());
-        if let Some(w) = self.waker.take() {
-            w.wake();
-        }
-    }
-}
-
-/// Drops a job's work, a panic there caught: the connection's task goes on.
-fn drop_caught<T>(job: JobId, work: Option<T>) {
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(work))).is_err() {
-        tracing::warn!(job = job.get(), "a job's work panicked as it was dropped");
-    }
-}
-
-impl Drop for Caught {
-    fn drop(&mut self) {
-        drop_caught(self.job, self.work.take());
-    }
+    work: crate::engine::connection::jobs::Work,
 }
 
 impl std::future::Future for Caught {
-    type Output = Option<(JobId, JobEnd)>;
+    type Output = (JobId, JobEnd);
 
     fn poll(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
         use std::panic::{AssertUnwindSafe, catch_unwind};
-        let this = &mut *self;
-        let job = this.job;
-        let Some(work) = this.work.as_mut() else {
-            return std::task::Poll::Ready(None);
-        };
-        // NB. A work that panicked is not polled again: the job ends with this poll.
-        match catch_unwind(AssertUnwindSafe(|| std::pin::Pin::new(work).poll(cx))) {
-            Ok(std::task::Poll::Pending) => {
-                if !this.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                    this.waker = Some(cx.waker().clone());
-                }
-                std::task::Poll::Pending
-            }
+        let job = self.job;
+        // NB. A work that panicked is not polled again: the task ends with this poll.
+        match catch_unwind(AssertUnwindSafe(|| {
+            std::pin::Pin::new(&mut self.work).poll(cx)
+        })) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
             Ok(std::task::Poll::Ready(done)) => {
-                this.work = None;
-                std::task::Poll::Ready(Some((job, JobEnd::Finished(done))))
+                std::task::Poll::Ready((job, JobEnd::Finished(done)))
             }
-            Err(_) => {
-                // NB. Its state is unknown after the panic: dropped here.
-                drop_caught(job, this.work.take());
-                std::task::Poll::Ready(Some((job, JobEnd::Panicked)))
-            }
+            Err(_) => std::task::Poll::Ready((job, JobEnd::Panicked)),
         }
     }
 }
