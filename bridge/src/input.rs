@@ -220,20 +220,17 @@ fn whose<P: Eq>(askers: &Askers<P>, method: Option<&str>) -> Result<Arc<Inbox>, 
     let running = askers.values().filter(|a| !a.parked).count();
     let candidates = || askers.iter().filter(|(_, a)| running == 0 || !a.parked);
     let mut all = candidates();
-    let Some((_, first)) = all.next() else {
+    let Some(first) = all.next() else {
         return Err(0);
     };
-    if all.any(|(_, a)| a.peer != first.peer) {
+    if all.any(|(_, a)| a.peer != first.1.peer) {
         return Err(candidates().count());
     }
-    let newest = |of: &mut dyn Iterator<Item = (&u64, &Entry<P>)>| {
-        of.max_by_key(|(id, _)| **id)
-            .map(|(_, a)| Arc::clone(&a.inbox))
-    };
-    let able = method.and_then(|m| newest(&mut candidates().filter(|(_, a)| a.may_ask(m))));
-    Ok(able
-        .or_else(|| newest(&mut candidates()))
-        .expect("one call at least"))
+    // NB. The newest that may ask, else the newest.
+    let (_, chosen) = candidates()
+        .max_by_key(|(id, a)| (method.is_some_and(|m| a.may_ask(m)), **id))
+        .unwrap_or(first);
+    Ok(Arc::clone(&chosen.inbox))
 }
 
 /// The calls in flight that may ask, and the parked ones.
