@@ -374,6 +374,54 @@ async fn jobs_that_keep_working_do_not_starve_one_another_or_the_connection() {
 }
 
 #[tokio::test]
+async fn jobs_go_on_while_the_connection_waits_to_write_to_a_client_that_does_not_read() {
+    // NB. A client that stops reading stalls the connection's writes; the work of its
+    // requests (which may be what another connection waits for) still runs to its end.
+    static ENDED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static ALL: tokio::sync::Notify = tokio::sync::Notify::const_new();
+    fn mark(_: &Ctx<'_>, _: Args<'_>) -> Result<ToolFuture, Halt> {
+        Ok(Box::pin(async {
+            // Long enough for the connection to be stalled on its write meanwhile.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if ENDED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 7 {
+                ALL.notify_one();
+            }
+            Ok(janus_server_core::tools::ToolResult::text("marked"))
+        }))
+    }
+    let server = demo::builder()
+        .async_tool(
+            ToolSpec::new("mark", "counts its calls", r#"{"type":"object"}"#).unwrap(),
+            mark,
+        )
+        .build()
+        .unwrap();
+    // A pipe of 4 KiB: the echoes' answers fill it while the marks sleep.
+    let (client, task) = start(server, Config::default(), 4 * 1024);
+    let (r, mut w) = tokio::io::split(client);
+    let mut input = String::new();
+    for id in 0..8 {
+        input += &call(id, "mark", "{}");
+    }
+    let big = "x".repeat(1000);
+    for id in 8..24 {
+        input += &echo(id, &big);
+    }
+    let writer = tokio::spawn(async move {
+        w.write_all(input.as_bytes()).await.unwrap();
+        w.shutdown().await.unwrap();
+    });
+    timeout(Duration::from_secs(10), ALL.notified())
+        .await
+        .expect("every job ended while nothing was read");
+    let answers = read_lines(r, 24).await;
+    let ids: HashSet<u64> = answers.iter().filter_map(|a| a["id"].as_u64()).collect();
+    assert_eq!(ids.len(), 24);
+    writer.await.unwrap();
+    task.await.unwrap().unwrap();
+}
+
+#[tokio::test]
 async fn an_oversize_line_is_refused_and_the_next_line_is_served() {
     let config = Config {
         max_frame_len: 1024,
