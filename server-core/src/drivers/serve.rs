@@ -172,19 +172,23 @@ fn now_ms() -> u64 {
 /// another connection waits for included). (Measured on the bridge: a tokio task a job, its
 /// join and its abort handle cost about a tenth of its instructions a forwarded call.)
 pub struct Runner {
-    /// Orders to the pump; `None` until the first job.
-    orders: Option<mpsc::UnboundedSender<Order>>,
-    /// The pump's end of the channel of ends, until the pump takes it.
-    ends_tx: Option<mpsc::UnboundedSender<(JobId, Option<JobEnd>)>>,
+    /// The pump and its channels: `None` until the first job (an idle connection holds no
+    /// channel's block for the ends it will never have).
+    pump: Option<Pump>,
+    /// Jobs handed to the pump whose end (or abort) has not come back.
+    running: usize,
+    notes_tx: mpsc::Sender<(JobId, Bytes)>,
+    notes: mpsc::Receiver<(JobId, Bytes)>,
+}
+
+/// A runner's pump: the task, the orders it takes, and the ends it sends back.
+struct Pump {
+    orders: mpsc::UnboundedSender<Order>,
     /// Each job handed to the pump comes back here once: its end, or `None` when it was
     /// aborted before it ended.
     ends: mpsc::UnboundedReceiver<(JobId, Option<JobEnd>)>,
-    /// Jobs handed to the pump whose end (or abort) has not come back.
-    running: usize,
-    /// The pump, aborted (its jobs dropped) when the runner is.
-    pump: Option<tokio::task::AbortHandle>,
-    notes_tx: mpsc::Sender<(JobId, Bytes)>,
-    notes: mpsc::Receiver<(JobId, Bytes)>,
+    /// Aborted (its jobs dropped) when the runner drops.
+    task: tokio::task::AbortHandle,
 }
 
 /// What the runner asks of its pump.
@@ -211,7 +215,7 @@ impl Drop for Runner {
     fn drop(&mut self) {
         // NB. The connection ended: its jobs end with it, tasks' background work included.
         if let Some(pump) = self.pump.take() {
-            pump.abort();
+            pump.task.abort();
         }
     }
 }
@@ -221,13 +225,9 @@ impl Runner {
     #[must_use]
     pub fn new() -> Self {
         let (notes_tx, notes) = mpsc::channel(MAX_PENDING_NOTES);
-        let (ends_tx, ends) = mpsc::unbounded_channel();
         Self {
-            orders: None,
-            ends_tx: Some(ends_tx),
-            ends,
-            running: 0,
             pump: None,
+            running: 0,
             notes_tx,
             notes,
         }
@@ -262,15 +262,14 @@ impl Runner {
                 }
                 Action::Abort(job) => Order::Abort(job),
             };
-            let orders = self.orders.get_or_insert_with(|| {
-                let (tx, rx) = mpsc::unbounded_channel();
-                // INVARIANT: the ends' sender is here until the one pump is spawned.
-                let ends = self.ends_tx.take().unwrap_or_else(|| unreachable!());
-                self.pump = Some(tokio::spawn(pump(rx, ends)).abort_handle());
-                tx
+            let pump = self.pump.get_or_insert_with(|| {
+                let (orders, taken) = mpsc::unbounded_channel();
+                let (sent, ends) = mpsc::unbounded_channel();
+                let task = tokio::spawn(pump(taken, sent)).abort_handle();
+                Pump { orders, ends, task }
             });
             // NB. The pump ends only when this runner drops (it holds the receiver).
-            let _ = orders.send(order);
+            let _ = pump.orders.send(order);
         }
     }
 
@@ -278,11 +277,12 @@ impl Runner {
     /// to the connection; then carries out its actions. Cancel-safe: an event is taken only
     /// when it is handled.
     pub async fn next(&mut self, conn: &mut Connection, out: &mut BytesMut) {
+        let ends = self.pump.as_mut().map(|p| &mut p.ends);
         tokio::select! {
-            Some(done) = self.ends.recv() => {
+            Some(done) = next_end(ends) => {
                 conn.handle_time(now_ms());
                 self.ended(done, conn, out);
-                while let Ok(d) = self.ends.try_recv() {
+                while let Some(d) = self.pump.as_mut().and_then(|p| p.ends.try_recv().ok()) {
                     self.ended(d, conn, out);
                 }
             }
@@ -310,6 +310,16 @@ impl Runner {
             conn.handle_note(j, &line, out);
         }
         conn.handle_done(job, end, out);
+    }
+}
+
+/// The next end from the pump; never, while there is no pump.
+async fn next_end(
+    ends: Option<&mut mpsc::UnboundedReceiver<(JobId, Option<JobEnd>)>>,
+) -> Option<(JobId, Option<JobEnd>)> {
+    match ends {
+        Some(e) => e.recv().await,
+        None => std::future::pending().await,
     }
 }
 
