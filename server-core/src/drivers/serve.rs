@@ -170,7 +170,8 @@ fn now_ms() -> u64 {
 /// task, so jobs go on while that task waits to write to a client that does not read, and
 /// each connection's jobs are scheduled as any task is (a task's background work that
 /// another connection waits for included). (Measured on the bridge: a tokio task a job, its
-/// join and its abort handle cost about a tenth of its instructions a forwarded call.)
+/// join and its abort handle cost a twentieth of its instructions a forwarded call, 21.8 k
+/// against 20.8 k.)
 pub struct Runner {
     /// The pump and its channels: `None` until the first job (an idle connection holds no
     /// channel's block for the ends it will never have).
