@@ -62,3 +62,96 @@ async fn a_message_a_session_cannot_serve_is_answered_400_on_its_post() {
     assert_eq!((r.status, r.json()["id"].clone()), (200, 3.into()));
     stop.trigger();
 }
+
+/// A session opened on a fresh server; its address, headers and stop.
+async fn session() -> (std::net::SocketAddr, String, Shutdown) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Shutdown::new();
+    let s = stop.clone();
+    tokio::spawn(async move {
+        let service = McpService::new(demo::server(), HttpConfig::default());
+        serve_http(service, listener, &s, Duration::from_secs(2)).await
+    });
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = request(addr, "POST", "/mcp", &[], init).await;
+    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    (addr, sid, stop)
+}
+
+#[tokio::test]
+async fn a_delete_answers_the_requests_its_session_still_runs() {
+    let (addr, sid, stop) = session().await;
+    let s = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":5000}}}"#;
+    let owned = sid.clone();
+    let running = tokio::spawn(async move {
+        let sid = owned;
+        let s = [
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        request(addr, "POST", "/mcp", &s, call).await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(request(addr, "DELETE", "/mcp", &s, "").await.status, 204);
+    // The POST ends at once (it waited for ever before), with its request's error.
+    let r = timeout(Duration::from_secs(3), running)
+        .await
+        .expect("the POST of a deleted session ends")
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["id"], 5);
+    assert_eq!(r.json()["error"]["code"], -32603);
+    assert!(
+        r.json()["error"]["data"]["reason"]
+            .as_str()
+            .is_some_and(|w| w.contains("deleted")),
+        "{}",
+        r.json()
+    );
+    stop.trigger();
+}
+
+#[tokio::test]
+async fn a_request_whose_id_another_post_waits_on_is_refused() {
+    let (addr, sid, stop) = session().await;
+    let call = |ms: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"name":"sleep","arguments":{{"ms":{ms}}}}}}}"#
+        )
+    };
+    let first = {
+        let (sid, body) = (sid.clone(), call(400));
+        tokio::spawn(async move {
+            let s = [
+                ("mcp-session-id", sid.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+            ];
+            request(addr, "POST", "/mcp", &s, &body).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let s = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let r = request(addr, "POST", "/mcp", &s, &call(10)).await;
+    assert_eq!(r.status, 400, "{}", r.json());
+    assert_eq!(r.json()["id"], 42);
+    assert_eq!(r.json()["error"]["code"], -32600);
+    // The first keeps its answer.
+    let r = timeout(Duration::from_secs(3), first)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 400 ms");
+    // Once answered, the id may be used again.
+    let r = request(addr, "POST", "/mcp", &s, &call(1)).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 1 ms");
+    stop.trigger();
+}

@@ -25,7 +25,7 @@ use crate::engine::connection::{Connection, Emitted, Line};
 use crate::engine::server::Server;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderValue, Response, StatusCode};
-use janus_codec::{IdBuf, Parsed, ProtocolVersion, Rejection};
+use janus_codec::{IdBuf, Parsed, ProtocolVersion, Rejection, encode};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -66,6 +66,39 @@ const SWEEP_EVERY_MS: u64 = 1_000;
 #[derive(Debug)]
 struct Session {
     state: Mutex<State>,
+}
+
+impl Session {
+    /// Ends the session's work: its jobs are dropped, and each request a POST still waits
+    /// for is answered `-32603` with `why` as `data.reason` (without it, a POST whose request
+    /// was running would wait for ever: the session it holds keeps its channel open).
+    fn end(&self, why: &str) {
+        let mut st = lock(&self.state);
+        for h in st.handles.values() {
+            h.abort();
+        }
+        let mut data = BytesMut::new();
+        data.extend_from_slice(br#"{"reason":"#);
+        encode::write_str(&mut data, why);
+        data.extend_from_slice(b"}");
+        let data = std::str::from_utf8(&data).ok();
+        let waiting = std::mem::take(&mut st.waiting);
+        for (id, tx) in waiting {
+            let mut out = BytesMut::new();
+            encode::write_error(
+                &mut out,
+                Some(id.as_id()),
+                janus_codec::INTERNAL_ERROR,
+                "Internal error",
+                data,
+            );
+            // NB. A POST's channel has room for each of its requests' answers.
+            let _ = tx.try_send(out.freeze());
+            if let Some(s) = st.seen.remove(&id) {
+                s.done(Some(janus_codec::INTERNAL_ERROR));
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -186,6 +219,16 @@ impl Own {
 }
 
 impl State {
+    /// How long the session has been idle: not at all while a POST waits for an answer or
+    /// work runs (a request longer than the idle time does not expire its session under it).
+    fn idle_for(&self, now_ms: u64) -> u64 {
+        if self.waiting.is_empty() && self.handles.is_empty() {
+            now_ms.saturating_sub(self.last_used_ms)
+        } else {
+            0
+        }
+    }
+
     /// Routes what the connection wrote, by what the connection says each line is
     /// ([`Connection::poll_line`]): each answer to the POST waiting for its id; a
     /// server-to-client request to the POST of the request it was sent for; the other lines
@@ -334,7 +377,7 @@ impl Sessions {
         }
         let s = map.sessions.get(id).cloned()?;
         let mut st = lock(&s.state);
-        if now_ms.saturating_sub(st.last_used_ms) >= self.idle_ms() {
+        if st.idle_for(now_ms) >= self.idle_ms() {
             drop(st);
             map.sessions.remove(id);
             return None;
@@ -351,7 +394,7 @@ impl Sessions {
     fn expire(&self, map: &mut Map, now_ms: u64) {
         let idle = self.idle_ms();
         map.sessions
-            .retain(|_, s| now_ms.saturating_sub(lock(&s.state).last_used_ms) < idle);
+            .retain(|_, s| lock(&s.state).idle_for(now_ms) < idle);
         map.next_sweep_ms = now_ms.saturating_add(SWEEP_EVERY_MS.min(idle));
     }
 
@@ -516,13 +559,13 @@ impl Sessions {
         sse_response(body, AbortOnDrop(Vec::new()), Some(permit))
     }
 
-    /// `DELETE`: ends the session (its work is dropped).
+    /// `DELETE`: ends the session (its work is dropped; the requests its POSTs still wait
+    /// for are answered with an error).
     pub(super) fn delete(&self, id: &str) -> Response<McpBody> {
-        match lock(&self.map).sessions.remove(id) {
+        let removed = lock(&self.map).sessions.remove(id);
+        match removed {
             Some(s) => {
-                for h in lock(&s.state).handles.values() {
-                    h.abort();
-                }
+                s.end("the session was deleted before the request was answered");
                 empty(StatusCode::NO_CONTENT)
             }
             None => refuse(
@@ -563,6 +606,18 @@ async fn post(
         // that POST's place.
         if rejected {
             ids.retain(|id| !st.waiting.contains_key(id));
+        } else if let Some(id) = ids.iter().find(|id| st.waiting.contains_key(*id)) {
+            // NB. A request whose id another POST of the session waits on is refused, not
+            // run: its answer could not be told from the other's (and took its place).
+            let mut out = BytesMut::new();
+            encode::write_error(
+                &mut out,
+                Some(id.as_id()),
+                janus_codec::INVALID_REQUEST,
+                "Invalid Request: the id is already in use by a request in flight on this session",
+                None,
+            );
+            return json_response(StatusCode::BAD_REQUEST, out);
         }
         for id in &ids {
             st.waiting.insert(id.clone(), tx.clone());
