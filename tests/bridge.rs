@@ -924,3 +924,38 @@ fn blocks_reach_a_client_of_the_backend_s_revision_or_later_as_the_backend_wrote
         "{old}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_change_of_the_backend_s_tools_is_one_list_changed_at_the_front() {
+    let (tx, mut notices) = tokio::sync::mpsc::unbounded_channel();
+    let opts = Options {
+        mode: Mode::Legacy,
+        notices: Some(tx),
+        timeout: Duration::from_secs(20),
+        ..front_options(Mode::Legacy)
+    };
+    let cmd = bridge_to(&[], "legacy", "conformance");
+    let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+    let r = c
+        .call_tool(
+            "test_trigger_tool_change",
+            Some("{}"),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(r.text().contains("Added"), "{}", r.text());
+    // NB. The backend's one list_changed: the bridge lists again and tells its front once
+    // (it told once for each of the backend's tools, added again one by one).
+    let mut heard = 0;
+    let until = tokio::time::Instant::now() + Duration::from_secs(2);
+    while let Ok(Some(n)) = tokio::time::timeout_at(until, notices.recv()).await {
+        if n.method == "notifications/tools/list_changed" {
+            heard += 1;
+        }
+    }
+    assert_eq!(heard, 1);
+    let tools = c.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "test_dynamic_tool"));
+    c.close(Duration::from_secs(2)).await;
+}

@@ -404,18 +404,14 @@ async fn refresh_tools(
         return Ok(());
     }
     listed.clone_from(&specs);
-    let names = server.tool_names();
-    for gone in names
-        .iter()
-        .filter(|n| !specs.iter().any(|s| &s.name == *n))
-    {
-        server.remove_tool(gone);
-    }
-    for spec in specs {
+    // NB. In one change: the front's clients hear one list_changed for the backend's one,
+    // not one for each tool added or removed.
+    let tools = specs.into_iter().map(|spec| {
         let handler = Forward::new(backend, &spec);
-        if let Err(e) = server.add_async_tool(spec, handler) {
-            tracing::warn!("left out of the bridge's tools: {e}");
-        }
+        (spec, handler)
+    });
+    for e in server.replace_async_tools(tools) {
+        tracing::warn!("left out of the bridge's tools: {e}");
     }
     Ok(())
 }

@@ -97,6 +97,32 @@ impl Server {
             .collect()
     }
 
+    /// Makes `tools` the tools served, in their order, in one change: sessions and listeners
+    /// hear one `notifications/tools/list_changed`, where adding and removing them one by one
+    /// would tell each step. A tool whose spec fails its check is left out, its error
+    /// returned; of two of the same name, the later is kept.
+    pub fn replace_async_tools<H: AsyncTool>(
+        &self,
+        tools: impl IntoIterator<Item = (ToolSpec, H)>,
+    ) -> Vec<SpecError> {
+        let mut refused = Vec::new();
+        let mut entries = Vec::new();
+        for (spec, handler) in tools {
+            match Entry::new(spec, Handler::Async(Box::new(handler))) {
+                Ok(e) => {
+                    entries.retain(|k: &Arc<Entry>| k.spec.name != e.spec.name);
+                    entries.push(Arc::new(e));
+                }
+                Err(e) => refused.push(e),
+            }
+        }
+        self.change(Change::Tools, |now, _| {
+            *now = entries;
+            true
+        });
+        refused
+    }
+
     /// Removes tool `name`; false when there was none.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.change(Change::Tools, |tools, _| {
