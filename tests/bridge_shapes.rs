@@ -79,6 +79,11 @@ async fn a_backend_s_errors_reach_the_front_as_what_they_say() {
             "malformed",
             &label,
         );
+        // NB. What the backend sent stays out of the message.
+        match says(&c, r#"{"error":"backend text"}"#).await {
+            Err(Error::Rejected(r)) => assert_eq!(r.message, "Internal error", "{label}: {r}"),
+            other => panic!("{label}: {other:?}"),
+        }
         refused(
             says(&c, r#"{"error":{"code":1.5,"message":"m"}}"#).await,
             -32603,

@@ -33,12 +33,22 @@ impl Rejection {
                 data,
             },
             (None, _) => {
+                // NB. What the server sent goes in `data.reason` (cut short), not in the
+                // message: a gateway passes the rejection on, and a message is no place for a
+                // peer's text.
                 let text = error.map_or("", |e| e.as_str());
                 let excerpt: String = text.chars().take(120).collect();
+                let mut why = bytes::BytesMut::new();
+                why.extend_from_slice(br#"{"reason":"#);
+                janus_codec::encode::write_str(
+                    &mut why,
+                    &format!("a malformed error object: {excerpt}"),
+                );
+                why.extend_from_slice(b"}");
                 Self {
                     code: janus_codec::INTERNAL_ERROR.into(),
-                    message: format!("a malformed error object: {excerpt}"),
-                    data,
+                    message: "Internal error".to_owned(),
+                    data: data.or_else(|| Some(String::from_utf8_lossy(&why).into_owned())),
                 }
             }
         }
