@@ -169,6 +169,9 @@ pub(crate) struct Asked {
 struct Parked {
     flight: InFlight,
     asked: Vec<Asked>,
+    /// While parked, the backend waits for the front's client (a person, it may be): the
+    /// call's timeout is held, and the parked time ([`PARKED_TTL`]) bounds the wait instead.
+    _paused: janus_client::Paused,
 }
 
 /// A parked call resumed by a retry: its answers given to the backend, but for the ones
@@ -372,7 +375,15 @@ impl Router {
         static PARKED: AtomicU64 = AtomicU64::new(0);
         let token = format!("bridge-{}", PARKED.fetch_add(1, Ordering::Relaxed));
         self.mark(flight._asker.id, true);
-        lock(&self.parked).insert(token.clone(), Parked { flight, asked });
+        let paused = flight.cancel.pause_timeout();
+        lock(&self.parked).insert(
+            token.clone(),
+            Parked {
+                flight,
+                asked,
+                _paused: paused,
+            },
+        );
         let router = Arc::downgrade(self);
         let key = token.clone();
         tokio::spawn(async move {

@@ -162,6 +162,21 @@ pub struct Cancel(Arc<Fired>);
 struct Fired {
     wake: tokio::sync::Notify,
     fired: std::sync::atomic::AtomicBool,
+    /// How many [`Paused`] guards hold the timeout of the requests given this handle.
+    paused: std::sync::atomic::AtomicUsize,
+}
+
+/// While it lives, the requests given a [`Cancel`] do not time out: a request whose server
+/// waits for an answer only the caller can give (a person, say) is not the server's delay.
+/// Dropped, each such request has its whole timeout again from the next time it is looked at.
+#[derive(Debug)]
+#[must_use = "the timeout is held only while the guard lives"]
+pub struct Paused(Arc<Fired>);
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        self.0.paused.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Cancel {
@@ -175,6 +190,17 @@ impl Cancel {
     pub fn fire(&self) {
         self.0.fired.store(true, Ordering::SeqCst);
         self.0.wake.notify_waiters();
+    }
+
+    /// Holds the timeout of the requests given this handle while the guard lives.
+    pub fn pause_timeout(&self) -> Paused {
+        self.0.paused.fetch_add(1, Ordering::SeqCst);
+        Paused(Arc::clone(&self.0))
+    }
+
+    /// Whether a [`Paused`] guard holds the timeout now.
+    pub(crate) fn is_paused(&self) -> bool {
+        self.0.paused.load(Ordering::SeqCst) > 0
     }
 
     /// Resolves once the handle is fired (at once when it was already).
@@ -575,6 +601,7 @@ impl ReadPath {
                     timeout: DEFAULT_TIMEOUT,
                     callbacks: None,
                     modern: true,
+                    cancel: None,
                 };
                 inner
                     .pending
@@ -945,6 +972,7 @@ impl Client {
             timeout,
             callbacks,
             modern,
+            cancel: cancel.clone(),
         };
         inner.pending.insert(id, w);
         let mut flight = InFlight {

@@ -56,7 +56,7 @@ mod transport;
 pub use auth::{Browser, Enterprise, Headless, Loopback, OAuth, OAuthConfig};
 pub use client::{
     AutoCache, CallOptions, Cancel, Client, DEFAULT_MAX_ROUNDS, DEFAULT_TIMEOUT, LogMessage, Mode,
-    Negotiated, Notice, Options, PROBE_TIMEOUT, Progress, ReadPath, Reply,
+    Negotiated, Notice, Options, PROBE_TIMEOUT, Paused, Progress, ReadPath, Reply,
 };
 pub use core::{Forwarded, Identity, members_of};
 pub use error::{Error, Rejection};

@@ -28,6 +28,14 @@ pub(super) struct Waiter {
     /// It was sent in a 2026-07-28 revision: a `resultType` of its answer counts (a
     /// handshake revision has none, and a member of that name means nothing).
     pub(super) modern: bool,
+    /// Its cancel handle, whose [`super::Paused`] guards hold its timeout.
+    pub(super) cancel: Option<super::Cancel>,
+}
+
+impl Waiter {
+    fn paused(&self) -> bool {
+        self.cancel.as_ref().is_some_and(super::Cancel::is_paused)
+    }
 }
 
 struct Entries {
@@ -102,6 +110,13 @@ impl Book {
         let mut e = lock(&self.entries);
         if e.due.is_none_or(|d| d > now) {
             return Vec::new();
+        }
+        // NB. A request whose timeout is held gets its whole timeout again from now: held
+        // past it, it has that long once the guard is gone.
+        for w in e.map.values_mut() {
+            if w.deadline <= now && w.paused() {
+                w.deadline = deadline(w.timeout);
+            }
         }
         let expired = e.map.extract_if(|_, w| w.deadline <= now).collect();
         e.due = e.map.values().map(|w| w.deadline).min();
