@@ -168,8 +168,13 @@ impl InputRequest {
     ///
     /// [`BadInputRequest`] for another method, or params that are not a JSON object.
     pub fn forwarded(method: &str, params: Option<&str>) -> Result<Self, BadInputRequest> {
-        let params = Json::parse(params.unwrap_or("{}"))
-            .map_err(|e| BadInputRequest(format!("params are {e}")))?;
+        // NB. Written again, as the server core writes everything: compact, not as the
+        // peer spaced it.
+        let dom = janus_codec::dom::to_owned_value(params.unwrap_or("{}"))
+            .map_err(|e| BadInputRequest(format!("params are not JSON: {e}")))?;
+        let params = Json::parse(simd_json::prelude::Writable::encode(&dom))
+            .ok()
+            .ok_or_else(|| BadInputRequest("params cannot be written again".into()))?;
         let raw = janus_codec::RawJson::parse(params.as_str())
             .map_err(|_| BadInputRequest("params are not JSON".into()))?;
         if !raw.is_object() {
@@ -405,4 +410,22 @@ impl Inputs {
 /// The text kept under `key` in a list of keyed answers.
 fn under<'a>(list: &'a [(String, String)], key: &str) -> Option<&'a str> {
     list.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InputRequest;
+
+    #[test]
+    fn a_forwarded_request_s_params_are_written_compact() {
+        let r = InputRequest::forwarded(
+            "roots/list",
+            Some("{ \"x\" : [1,  2],\n \"_meta\": {\"k\": \"a b\"} }"),
+        )
+        .unwrap();
+        assert_eq!(r.params().as_str(), r#"{"x":[1,2],"_meta":{"k":"a b"}}"#);
+        assert!(InputRequest::forwarded("roots/list", Some("[1]")).is_err());
+        assert!(InputRequest::forwarded("roots/list", Some("{\"x\":")).is_err());
+        assert!(InputRequest::forwarded("tools/list", None).is_err());
+    }
 }
