@@ -1049,6 +1049,7 @@ impl Client {
         mut each: impl FnMut(RawJson<'_>),
     ) -> Result<(), Error> {
         let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
         for _ in 0..10_000 {
             let members = cursor.as_ref().map_or_else(String::new, |c| {
                 let mut m = BytesMut::new();
@@ -1069,7 +1070,15 @@ impl Client {
                 each(t);
             }
             match next.and_then(RawJson::as_string) {
-                Some(c) if !c.is_empty() => cursor = Some(c.into_owned()),
+                // NB. A cursor seen already would list the same pages for ever.
+                Some(c) if !c.is_empty() => {
+                    if !seen.insert(c.to_string()) {
+                        return Err(Error::Protocol(format!(
+                            "{method} gave the cursor {c:?} twice: its pages go round in a loop"
+                        )));
+                    }
+                    cursor = Some(c.into_owned());
+                }
                 _ => return Ok(()),
             }
         }

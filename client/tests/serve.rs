@@ -458,3 +458,55 @@ async fn auto_falls_back_to_the_handshake_and_modern_fails_clearly_against_an_ol
     let e = c.list_tools().await.unwrap_err();
     assert!(matches!(e, Error::Session(_)), "{e}");
 }
+
+#[tokio::test]
+async fn a_list_whose_cursor_comes_back_fails_at_once_not_after_thousands_of_pages() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let pages = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&pages);
+    tokio::spawn(async move {
+        let (r, mut w) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(r).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = v.get("id").cloned() else {
+                continue;
+            };
+            let result = match v["method"].as_str() {
+                Some("initialize") => serde_json::json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "loop", "version": "1"}
+                }),
+                Some("tools/list") => {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    serde_json::json!({
+                        "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+                        "nextCursor": if v["params"]["cursor"].is_null() { "a" } else { "b" }
+                    })
+                }
+                _ => serde_json::json!({}),
+            };
+            let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let mut out = answer.to_string();
+            out.push('\n');
+            if w.write_all(out.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+    });
+    let (cr, cw) = tokio::io::split(client_io);
+    let c = Client::connect(
+        Transport::Stream(Box::new(cr), Box::new(cw)),
+        opts(Mode::Legacy),
+    )
+    .await
+    .unwrap();
+    // NB. Pages "a", then "b" for ever: the second "b" is the loop.
+    match c.list_tools().await {
+        Err(Error::Protocol(why)) => assert!(why.contains("twice"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(pages.load(Ordering::SeqCst), 3);
+}
