@@ -285,6 +285,8 @@ struct Inner {
     callbacks: Callbacks,
     stderr: Stderr,
     tokens: AtomicU64,
+    /// Lines the server wrote that were no JSON-RPC message, so far (a few are logged each).
+    unreadable: AtomicU64,
     logs: Option<mpsc::UnboundedSender<LogMessage>>,
     notices: Option<mpsc::UnboundedSender<Notice>>,
     /// Over HTTP, the `x-mcp-header` mirrors of the tools listed.
@@ -321,6 +323,7 @@ impl Inner {
             callbacks,
             stderr,
             tokens: AtomicU64::new(0),
+            unreadable: AtomicU64::new(0),
             mirrors,
             excluded: Mutex::new(HashMap::new()),
             listed: std::sync::atomic::AtomicBool::new(false),
@@ -356,11 +359,16 @@ impl Inner {
         let msg = match Parser::new().parse_single(&line) {
             Ok(msg) => msg,
             Err(e) => {
-                tracing::warn!(
-                    "the server wrote a line that is no JSON-RPC message ({}): {}",
-                    e.error,
-                    String::from_utf8_lossy(&line[..line.len().min(200)])
-                );
+                // NB. A server that floods its stdout with text is not let flood the log:
+                // the first lines are told, then one in a thousand, with the count.
+                let n = self.unreadable.fetch_add(1, Ordering::Relaxed) + 1;
+                if n <= 10 || n.is_multiple_of(1000) {
+                    tracing::warn!(
+                        "the server wrote a line that is no JSON-RPC message ({}; {n} so far): {}",
+                        e.error,
+                        String::from_utf8_lossy(&line[..line.len().min(200)])
+                    );
+                }
                 // NB. An answer that cannot be read (too deep, not UTF-8, ...) but says
                 // plainly whose it is fails its request now, not at its timeout.
                 if let Some(w) = book::plain_answer_id(&line).and_then(|id| self.pending.remove(id))
