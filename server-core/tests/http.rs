@@ -1021,3 +1021,57 @@ async fn a_legacy_answer_right_after_its_last_notification_is_never_lost() {
     }
     drop(get);
 }
+
+#[tokio::test]
+async fn the_accept_header_decides_what_an_answer_may_be() {
+    let (addr, _stop) = start(demo::server(), HttpConfig::default()).await;
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":250},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
+    let post = |accept: &'static str| async move {
+        let h = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "sleep"),
+            ("accept", accept),
+        ];
+        request(addr, "POST", "/mcp", &h, body).await
+    };
+    // Both: progress first makes a stream (as with no Accept at all).
+    let r = post("application/json, text/event-stream").await;
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    assert_eq!(r.events().len(), 3);
+    // JSON only: the answer alone, as JSON; the progress is dropped.
+    let r = post("application/json").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 250 ms");
+    // Neither (or refused with q=0): 406.
+    for accept in ["text/html", "application/json;q=0, text/event-stream;q=0"] {
+        let r = post(accept).await;
+        assert_eq!(r.status, 406, "{accept}");
+        assert_eq!(r.json()["error"]["code"], -32600, "{accept}");
+    }
+    // Ranges count: */* and application/* take JSON.
+    for accept in ["*/*", "application/*"] {
+        let r = post(accept).await;
+        assert_eq!(r.status, 200, "{accept}");
+    }
+    // A listen stream is SSE or nothing.
+    let listen = r#"{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let h = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "subscriptions/listen"),
+        ("accept", "application/json"),
+    ];
+    let r = request(addr, "POST", "/mcp", &h, listen).await;
+    assert_eq!(r.status, 406);
+    // A legacy session's GET stream needs SSE.
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = request(addr, "POST", "/mcp", &[], init).await;
+    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("accept", "application/json"),
+    ];
+    assert_eq!(request(addr, "GET", "/mcp", &h, "").await.status, 406);
+}

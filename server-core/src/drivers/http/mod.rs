@@ -416,6 +416,47 @@ impl Notify for Events {
     }
 }
 
+/// What a request's `Accept` header lets the answer be: JSON, an SSE stream. No header
+/// accepts both (RFC 9110); a media range with `q=0` accepts nothing.
+fn accepted(headers: &HeaderMap) -> (bool, bool) {
+    let mut any = false;
+    let (mut json, mut sse) = (false, false);
+    for v in headers.get_all(header::ACCEPT) {
+        any = true;
+        let Ok(v) = v.to_str() else { continue };
+        for range in v.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                p.strip_prefix("q=")
+                    .or_else(|| p.strip_prefix("Q="))
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            if refused {
+                continue;
+            }
+            match media.as_str() {
+                "*/*" => (json, sse) = (true, true),
+                "application/*" | "application/json" => json = true,
+                "text/*" | "text/event-stream" => sse = true,
+                _ => {}
+            }
+        }
+    }
+    if any { (json, sse) } else { (true, true) }
+}
+
+/// `406`: the client's `Accept` excludes every type the answer could have.
+fn not_acceptable(what: &str) -> Response<McpBody> {
+    refuse(
+        StatusCode::NOT_ACCEPTABLE,
+        janus_codec::INVALID_REQUEST,
+        &format!("Not Acceptable: the Accept header must allow {what}"),
+    )
+}
+
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -439,7 +480,12 @@ impl Inner {
             .ok()
             .flatten()
             .map(str::to_owned);
+        let (json, sse) = accepted(req.headers());
         match (req.method(), &session_id) {
+            (&Method::GET, Some(_)) if !sse => return not_acceptable("text/event-stream"),
+            (&Method::POST, _) if !json && !sse => {
+                return not_acceptable("application/json and text/event-stream");
+            }
             (&Method::GET, Some(id)) => {
                 let last = req
                     .headers()
@@ -632,6 +678,16 @@ impl Inner {
                 );
             }
         }
+        // NB. A client whose Accept leaves out SSE gets its answer as JSON, whatever the
+        // work sends first (its notifications are dropped); a listen stream is nothing but
+        // SSE: 406.
+        let (_, sse) = accepted(headers);
+        if !sse && msg.is_some_and(|m| m.method() == "subscriptions/listen") {
+            if let Some(s) = seen.take() {
+                s.done(Some(janus_codec::INVALID_REQUEST));
+            }
+            return not_acceptable("text/event-stream for subscriptions/listen");
+        }
         let events = Arc::new(Events::default());
         let notify: Arc<dyn Notify> = Arc::clone(&events) as Arc<dyn Notify>;
         // NB. Room for a small answer and its head, so the writes do not grow the buffer.
@@ -644,15 +700,15 @@ impl Inner {
         drop(notify);
         match pending {
             None if out.is_empty() => empty(StatusCode::ACCEPTED),
-            None => answer_now(out, &lines, seen),
+            None => answer_now(out, &lines, seen, sse),
             Some(p) if p.is_background() => {
                 run_detached(p);
-                answer_now(out, &lines, seen)
+                answer_now(out, &lines, seen, sse)
             }
             Some(p) => match (self.streams.try_open(), events.receiver()) {
                 (Some(permit), Some(rx)) => {
                     drop(events);
-                    answer_later(p, rx, permit, seen).await
+                    answer_later(p, rx, permit, seen, sse).await
                 }
                 // NB. The work never started: dropping it is all there is to undo.
                 _ => {
@@ -670,14 +726,24 @@ impl Inner {
 type Lines = smallvec::SmallVec<[Emitted; 2]>;
 
 /// An answer written before the request returned: one JSON line, or (when an inline handler
-/// sent notifications first) an SSE stream of each of them and then the answer. What each
-/// line is comes from the core ([`Emitted`]).
-fn answer_now(mut out: BytesMut, lines: &[Emitted], seen: Option<Seen>) -> Response<McpBody> {
+/// sent notifications first, and the client takes `sse`) an SSE stream of each of them and
+/// then the answer. What each line is comes from the core ([`Emitted`]).
+fn answer_now(
+    mut out: BytesMut,
+    lines: &[Emitted],
+    seen: Option<Seen>,
+    sse: bool,
+) -> Response<McpBody> {
     if let Some(s) = seen {
         s.done_by(lines.last().map(|e| &e.line));
     }
     if let [one] = lines {
         return json_response(status_of(&one.line), out);
+    }
+    if !sse && let Some(last) = lines.last() {
+        let before: usize = lines[..lines.len() - 1].iter().map(|e| e.len).sum();
+        let answer = out.split_off(before.min(out.len()));
+        return json_response(status_of(&last.line), answer);
     }
     let (tx, rx) = mpsc::channel(lines.len().max(1));
     for e in lines {
@@ -713,6 +779,7 @@ async fn answer_later(
     mut events: mpsc::Receiver<Bytes>,
     permit: StreamPermit,
     seen: Option<Seen>,
+    sse: bool,
 ) -> Response<McpBody> {
     let Some(work) = p.take_work() else {
         return empty(StatusCode::INTERNAL_SERVER_ERROR);
@@ -756,7 +823,7 @@ async fn answer_later(
     guard.0.push(finisher.abort_handle());
     tokio::select! {
         biased;
-        Some(first) = events.recv() => {
+        Some(first) = events.recv(), if sse => {
             let (tx, rx) = mpsc::channel(crate::drivers::serve::MAX_PENDING_NOTES);
             let _ = tx.try_send(first);
             let forward = tokio::spawn(async move {
