@@ -652,7 +652,8 @@ fn open_call(
         // NB. A retry that left some questions unanswered gets them again, in a new round
         // (the answers it gave went on).
         if !resumed.unanswered.is_empty() {
-            return match put_to_front(&backend, resumed.flight, resumed.unanswered) {
+            let modern = ctx.version().is_modern();
+            return match put_to_front(&backend, resumed.flight, resumed.unanswered, modern) {
                 Ok(halt) => Err(halt),
                 Err(flight) => Ok((flight, backend)),
             };
@@ -708,6 +709,7 @@ fn put_to_front(
     backend: &Backend,
     mut flight: InFlight,
     asked: Vec<Asked>,
+    modern: bool,
 ) -> Result<Halt, InFlight> {
     let mut round = InputRequired::new();
     let mut kept = Vec::with_capacity(asked.len());
@@ -734,7 +736,7 @@ fn put_to_front(
         return Err(flight);
     }
     let ended = keep_parked(&mut flight);
-    let token = backend.router().park(flight, kept);
+    let token = backend.router().park(flight, kept, modern);
     // NB. Within the task: a front task (the work of a call that runs as one, which started
     // before the backend asked) waits for the answers in `input_required`; a plain call
     // ignores the mark.
@@ -891,7 +893,7 @@ async fn follow_call(
                         question,
                     })
                     .collect();
-                match put_to_front(backend, flight, asked) {
+                match put_to_front(backend, flight, asked, ctx.version().is_modern()) {
                     Ok(halt) => return Err(halt),
                     Err(back) => flight = back,
                 }

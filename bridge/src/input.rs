@@ -169,9 +169,11 @@ pub(crate) struct Asked {
 struct Parked {
     flight: InFlight,
     asked: Vec<Asked>,
-    /// While parked, the backend waits for the front's client (a person, it may be): the
-    /// call's timeout is held, and the parked time ([`PARKED_TTL`]) bounds the wait instead.
-    _paused: janus_client::Paused,
+    /// While parked for a 2026-07-28 front, whose request ended with the round (its retry is
+    /// a request of its own, which may come when a person has answered): the call's timeout
+    /// is held, and the parked time ([`PARKED_TTL`]) bounds the wait instead. A handshake
+    /// front's request stays open while its client is asked: its timeout runs on.
+    _paused: Option<janus_client::Paused>,
 }
 
 /// A parked call resumed by a retry: its answers given to the backend, but for the ones
@@ -368,14 +370,20 @@ impl Router {
 
     /// Parks a call until its retry comes with the answers to the `asked` questions: the
     /// token the front's `requestState` carries. Dropped (the backend's questions refused,
-    /// its call cancelled) after [`PARKED_TTL`].
-    pub(crate) fn park(self: &Arc<Self>, flight: InFlight, asked: Vec<Asked>) -> String {
+    /// its call cancelled) after [`PARKED_TTL`]. `hold_timeout`: the call's own timeout
+    /// does not run while it is parked.
+    pub(crate) fn park(
+        self: &Arc<Self>,
+        flight: InFlight,
+        asked: Vec<Asked>,
+        hold_timeout: bool,
+    ) -> String {
         // NB. One count for the process: the routers of a pool's connections never hand out
         // the same token (a retry or a round given up finds its own call).
         static PARKED: AtomicU64 = AtomicU64::new(0);
         let token = format!("bridge-{}", PARKED.fetch_add(1, Ordering::Relaxed));
         self.mark(flight._asker.id, true);
-        let paused = flight.cancel.pause_timeout();
+        let paused = hold_timeout.then(|| flight.cancel.pause_timeout());
         lock(&self.parked).insert(
             token.clone(),
             Parked {
