@@ -14,17 +14,7 @@ use tokio::time::timeout;
 
 #[tokio::test]
 async fn a_message_a_session_cannot_serve_is_answered_400_on_its_post() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Shutdown::new();
-    let s = stop.clone();
-    tokio::spawn(async move {
-        let service = McpService::new(demo::server(), HttpConfig::default());
-        serve_http(service, listener, &s, Duration::from_secs(2)).await
-    });
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let r = request(addr, "POST", "/mcp", &[], init).await;
-    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    let (addr, sid, stop) = session().await;
     let s = [
         ("mcp-session-id", sid.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
