@@ -500,3 +500,49 @@ async fn input_rounds_echo_the_request_state_exactly_and_only_when_one_was_sent(
     assert!(p(4).get("inputResponses").is_some());
     assert!(p(4).get("requestState").is_none(), "{:?}", p(4));
 }
+
+#[tokio::test]
+async fn an_sse_event_over_the_size_cap_fails_its_request_at_once_and_the_session_goes_on() {
+    let (addr, _) = start(session(|seen| {
+        if seen.verb == "POST" && seen.method() == "tools/call" {
+            let id = seen.body["id"].clone();
+            if seen.body["params"]["name"] == "huge" {
+                // 9 MiB of one event's data, past the 8 MiB a message may take; then the
+                // stream stays open (it is not read to its end).
+                let mut parts = vec![Part::Bytes("data: {\"jsonrpc\":\"2.0\",\"id\":".into())];
+                parts.push(Part::Bytes(format!("{id},\"result\":{{\"x\":\"")));
+                for _ in 0..9 {
+                    parts.push(Part::Bytes("a".repeat(1 << 20)));
+                }
+                parts.push(Part::Wait(Duration::from_secs(20)));
+                return sse_reply(parts);
+            }
+            let answer = json!({"jsonrpc":"2.0","id":id,
+                "result":{"content":[{"type":"text","text":"small"}]}});
+            return sse_reply(vec![Part::Bytes(format!("data: {answer}\n\n"))]);
+        }
+        status_reply("500 Internal Server Error")
+    }))
+    .await;
+    let c = Client::connect(http(addr), opts(Mode::Legacy))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    match c
+        .call_tool("huge", Some("{}"), CallOptions::default())
+        .await
+    {
+        Err(janus_client::Error::Transport(why)) => assert!(why.contains("size limit"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let r = c
+        .call_tool("small", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "small");
+}

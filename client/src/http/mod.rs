@@ -455,6 +455,12 @@ impl Shared {
                     return true;
                 }
             }
+            if stream.parser.overflowed() {
+                // NB. As for a JSON body: an event past the cap fails the request it came
+                // for, at once (it is not read on, nor the stream resumed).
+                self.fail(id, Error::Transport("an answer over the size limit".into()));
+                return true;
+            }
         }
         false
     }
@@ -605,6 +611,12 @@ impl Shared {
                     for event in parser.push(&data) {
                         me.deliver(event, None);
                     }
+                    if parser.overflowed() {
+                        tracing::warn!(
+                            "the server's stream sent an event over the size limit: closed"
+                        );
+                        return;
+                    }
                 }
             }
         });
@@ -726,6 +738,12 @@ pub(crate) async fn sse_writer(
                     if e.event.as_deref().is_none_or(|k| k == "message") && !e.data.is_empty() {
                         stream_sink(Delivery::Line(Bytes::from(e.data)));
                     }
+                }
+                if parser.overflowed() {
+                    stream_sink(Delivery::Ended(
+                        "the server's SSE stream sent an event over the size limit".into(),
+                    ));
+                    return;
                 }
             }
         }
