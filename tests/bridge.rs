@@ -959,3 +959,42 @@ async fn one_change_of_the_backend_s_tools_is_one_list_changed_at_the_front() {
     assert!(tools.iter().any(|t| t.name == "test_dynamic_tool"));
     c.close(Duration::from_secs(2)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_front_s_call_without_the_input_it_needs_is_a_tool_error() {
+    // NB. In front of a 2026-07-28 backend: the backend refuses a client that did not declare
+    // the capability (-32021), and a client that refuses the question ends the call; a
+    // handshake session's tools/call gets a tool error for both, as from `janus serve`.
+    let refusing = janus_client::Callbacks::new().elicit(|_| async {
+        Err(janus_client::Rejection {
+            code: -1,
+            message: "User rejected".into(),
+            data: None,
+        })
+    });
+    for (callbacks, says) in [
+        (
+            janus_client::Callbacks::new(),
+            "did not declare elicitation",
+        ),
+        (refusing, "User rejected"),
+    ] {
+        let opts = Options {
+            callbacks,
+            ..front_options(Mode::Legacy)
+        };
+        let cmd = bridge_to(&[], "modern", "conformance");
+        let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+        let r = c
+            .call_tool(
+                "test_elicitation",
+                Some(r#"{"message":"who?"}"#),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{says}: {e}"));
+        assert!(r.is_error, "{says}: {r:?}");
+        assert!(r.text().contains(says), "{says}: {}", r.text());
+        c.close(Duration::from_secs(2)).await;
+    }
+}

@@ -464,7 +464,7 @@ enum Next {
 impl janus_server_core::tools::AsyncTool for Forward {
     fn call(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<ToolFuture, Halt> {
         let (flight, backend) = self.open(ctx, args)?;
-        Ok(drive(flight, ctx.to_owned(), backend, call_result))
+        Ok(drive(flight, ctx.to_owned(), backend, call_result, true))
     }
 
     /// The front's task mirrors the backend's. A tool the backend runs only as a task asks
@@ -483,10 +483,10 @@ impl janus_server_core::tools::AsyncTool for Forward {
         Some(opened.map(|(flight, backend)| {
             let ctx = ctx.to_owned();
             let first: StagedFuture = Box::pin(async move {
-                match follow_call(flight, &ctx, &backend, Some(PATIENCE)).await? {
+                match follow_call(flight, &ctx, &backend, Some(PATIENCE), true).await? {
                     Ending::Answered(a) => call_result(a).map(Stage::Done),
                     Ending::Later(flight) => {
-                        Ok(Stage::Task(drive(flight, ctx, backend, call_result)))
+                        Ok(Stage::Task(drive(flight, ctx, backend, call_result, true)))
                     }
                 }
             });
@@ -616,7 +616,7 @@ fn forward_request<T: Send + 'static>(
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
     let (flight, backend) = open_call(pool, ctx, start)?;
-    Ok(drive(flight, ctx.to_owned(), backend, answer))
+    Ok(drive(flight, ctx.to_owned(), backend, answer, false))
 }
 
 /// Starts the backend call of one front request (`start` makes it), or, for a retry that
@@ -797,11 +797,12 @@ fn drive<T: Send + 'static>(
     ctx: janus_server_core::Context,
     backend: Arc<Backend>,
     answer: fn(Answer) -> Result<T, Halt>,
+    tool: bool,
 ) -> janus_server_core::ctx::BoxFuture<Result<T, Halt>> {
     Box::pin(async move {
         loop {
             // NB. Without patience the call is followed to its end.
-            match follow_call(flight, &ctx, &backend, None).await? {
+            match follow_call(flight, &ctx, &backend, None, tool).await? {
                 Ending::Answered(a) => return answer(a),
                 Ending::Later(f) => flight = f,
             }
@@ -826,6 +827,7 @@ async fn follow_call(
     ctx: &janus_server_core::Context,
     backend: &Arc<Backend>,
     patience: Option<std::time::Duration>,
+    tool: bool,
 ) -> Result<Ending, Halt> {
     let timer = async {
         match patience {
@@ -907,8 +909,53 @@ async fn follow_call(
                 }
                 return Ok(Ending::Answered(r));
             }
-            Next::Done(Err(e)) => return Err(halted(backend, &e)),
+            Next::Done(Err(e)) => {
+                // NB. A handshake front's tool call that cannot have the input it needs is
+                // a tool error, as `janus serve` answers it (-32021 is 2026-07-28's).
+                if tool
+                    && !ctx.version().is_modern()
+                    && let Some(text) = tool_failure(&e)
+                {
+                    return Ok(Ending::Answered(Answer::Passed(ToolResult {
+                        content: vec![janus_model::content::Content::text(&text)],
+                        structured: None,
+                        is_error: true,
+                        meta: None,
+                    })));
+                }
+                return Err(halted(backend, &e));
+            }
         }
+    }
+}
+
+/// The tool error a handshake front's call gets for a backend call that failed for want of
+/// the client's input: the backend's `-32021` (the front's client did not declare the
+/// capability), or the front client's refusal of the backend's question.
+fn tool_failure(e: &janus_client::Error) -> Option<String> {
+    match e {
+        janus_client::Error::Rejected(r)
+            if r.code == i64::from(janus_codec::MISSING_CLIENT_CAPABILITY) =>
+        {
+            let needs = r
+                .data
+                .as_deref()
+                .and_then(|d| RawJson::parse(d).ok())
+                .and_then(|d| d.get("requiredCapabilities"))
+                .map(|c| {
+                    c.members()
+                        .into_iter()
+                        .map(|(k, _)| k.into_owned())
+                        .collect::<Vec<_>>()
+                })
+                .filter(|n| !n.is_empty())
+                .map_or_else(|| "a capability".to_owned(), |n| n.join(", "));
+            Some(format!(
+                "This tool needs input the client cannot give: it did not declare {needs}"
+            ))
+        }
+        janus_client::Error::InputRefused(why) => Some(format!("The client failed: {why}")),
+        _ => None,
     }
 }
 

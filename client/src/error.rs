@@ -94,6 +94,10 @@ pub enum Error {
     /// does not speak.
     #[error("protocol: {0}")]
     Protocol(String),
+    /// The server asked for input (an elicitation, a sampling, the roots) that the caller's
+    /// callback refused to give: the request cannot go on without it.
+    #[error("input refused: {0}")]
+    InputRefused(String),
     /// Authorization failed: discovery, registration, the authorization or token request,
     /// or a check of what the authorization server sent (never with a token or secret).
     #[error("authorization: {0}")]
@@ -109,7 +113,7 @@ impl Error {
     #[must_use]
     pub const fn exit_code(&self) -> i32 {
         match self {
-            Self::Rejected(_) => 3,
+            Self::Rejected(_) | Self::InputRefused(_) => 3,
             Self::Transport(_) | Self::Status(..) | Self::Session(_) => 4,
             Self::Timeout(_) | Self::Cancelled => 5,
             Self::Protocol(_) => 6,

@@ -546,3 +546,46 @@ async fn an_sse_event_over_the_size_cap_fails_its_request_at_once_and_the_sessio
         .unwrap();
     assert_eq!(r.text(), "small");
 }
+
+#[tokio::test]
+async fn a_round_that_asks_nothing_but_carries_a_state_is_retried_at_once_with_it() {
+    let (addr, log) = start(Arc::new(|seen: &Seen| {
+        let p = &seen.body["params"];
+        let id = &seen.body["id"];
+        let body = match (seen.method(), p.get("requestState")) {
+            ("tools/list", _) => {
+                json!({"jsonrpc":"2.0","id":id,"result":{"resultType":"complete","tools":[]}})
+            }
+            ("tools/call", None) => json!({"jsonrpc":"2.0","id":id,"result":{
+                "resultType":"input_required","requestState":"s-1"}}),
+            (_, state) => {
+                json!({"jsonrpc":"2.0","id":id,"result":{"content":[{"type":"text","text":
+                format!("state {}", state.and_then(Value::as_str).unwrap_or("none"))}]}})
+            }
+        }
+        .to_string();
+        Reply {
+            head: format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+                body.len()
+            ),
+            parts: vec![Part::Bytes(body)],
+        }
+    }))
+    .await;
+    let c = Client::connect(http(addr), opts(Mode::Modern))
+        .await
+        .unwrap();
+    let r = c
+        .call_tool("t", Some("{}"), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "state s-1");
+    let calls: Vec<Seen> = log
+        .seen()
+        .into_iter()
+        .filter(|s| s.method() == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(calls[1].body["params"].get("inputResponses").is_none());
+}

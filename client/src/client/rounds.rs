@@ -89,9 +89,21 @@ impl Client {
         callbacks: &Callbacks,
     ) -> Result<String, Error> {
         let [asked, state] = r.get_many(["inputRequests", "requestState"]);
-        let asked = asked.filter(|a| a.is_object()).ok_or_else(|| {
-            Error::Protocol("an input_required result without inputRequests".into())
-        })?;
+        let state = state.filter(|s| s.is_string());
+        let asked = match asked.filter(|a| a.is_object()) {
+            Some(a) => a,
+            // NB. A round that asks nothing but carries a state (the server keeps its place
+            // with the client) is retried at once, the state echoed.
+            None if asked.is_none() && state.is_some() => {
+                let s = state.map_or("", |s| s.as_str());
+                return Ok(format!(r#""requestState":{s}"#));
+            }
+            None => {
+                return Err(Error::Protocol(
+                    "an input_required result without inputRequests".into(),
+                ));
+            }
+        };
         let mut responses = BytesMut::new();
         responses.extend_from_slice(br#""inputResponses":{"#);
         let mut first = true;
@@ -109,7 +121,7 @@ impl Client {
                 .get("params")
                 .map_or_else(|| "{}".to_owned(), |p| p.as_str().to_owned());
             let answer = callbacks.answer(&method, params).await.map_err(|rej| {
-                Error::Protocol(format!(
+                Error::InputRefused(format!(
                     "the client could not answer {method} ({key}): {}",
                     rej.message
                 ))
@@ -128,7 +140,7 @@ impl Client {
             responses.extend_from_slice(answer.as_bytes());
         }
         responses.put_u8(b'}');
-        if let Some(s) = state.filter(|s| s.is_string()) {
+        if let Some(s) = state {
             responses.extend_from_slice(br#","requestState":"#);
             responses.extend_from_slice(s.as_str().as_bytes());
         }
