@@ -998,3 +998,39 @@ async fn a_handshake_front_s_call_without_the_input_it_needs_is_a_tool_error() {
         c.close(Duration::from_secs(2)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_of_the_backend_s_prompts_reaches_the_front_of_either_era() {
+    for (front, back) in [(Mode::Legacy, "modern"), (Mode::Modern, "legacy")] {
+        let label = format!("{front:?} front, {back} backend");
+        let c = through_bridge_to(front, back, "conformance").await;
+        let has = |prompts: &[janus_client::Prompt]| {
+            prompts.iter().any(|p| p.name == "test_dynamic_prompt")
+        };
+        assert!(!has(&c.list_prompts().await.unwrap()), "{label}");
+        c.call_tool(
+            "test_trigger_prompt_change",
+            Some("{}"),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !has(&c.list_prompts().await.unwrap()) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{label}: the new prompt never reached the front"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let got = c
+            .get_prompt("test_dynamic_prompt", &[])
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert!(
+            format!("{got:?}").contains("added at run time"),
+            "{label}: {got:?}"
+        );
+        c.close(Duration::from_secs(2)).await;
+    }
+}

@@ -240,13 +240,19 @@ impl Backend {
                             .unwrap_or_else(std::sync::PoisonError::into_inner) =
                             Some(Arc::clone(&c));
                         me.watch(&c);
-                        // NB. A backend started again may serve other tools: the one whose
-                        // changes the front follows is listed again, as for a change it told.
+                        // NB. A backend started again may serve other tools, prompts or
+                        // resources: the one whose changes the front follows is listed again,
+                        // as for a change it told.
                         if let Some(tx) = &me.opts.notices {
-                            let _ = tx.send(janus_client::Notice {
-                                method: "notifications/tools/list_changed".into(),
-                                params: None,
-                            });
+                            for method in [
+                                "notifications/tools/list_changed",
+                                "notifications/prompts/list_changed",
+                            ] {
+                                let _ = tx.send(janus_client::Notice {
+                                    method: method.into(),
+                                    params: None,
+                                });
+                            }
                         }
                         me.reconnects.fetch_add(1, Ordering::Relaxed);
                         me.restarting.store(false, Ordering::Release);

@@ -40,7 +40,7 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
 pub(crate) async fn front(
     pool: &Arc<Pool>,
-) -> Result<(Arc<Server>, crate::watch::Wanted, Vec<ToolSpec>), BridgeError> {
+) -> Result<(Arc<Server>, crate::watch::Wanted, Vec<ToolSpec>, Lists), BridgeError> {
     let client = pool.first().client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions, mut capabilities) = (
@@ -104,7 +104,12 @@ pub(crate) async fn front(
     });
     let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
-    Ok((server, crate::watch::Wanted { uris, subscribes }, listed))
+    Ok((
+        server,
+        crate::watch::Wanted { uris, subscribes },
+        listed,
+        lists,
+    ))
 }
 
 /// A list of the backend's: none when it is not `asked` for (`list` is then never sent),
@@ -134,7 +139,7 @@ async fn listed<T>(
 
 /// Which of its lists the backend is asked for, and whether it completes.
 #[derive(Clone, Copy)]
-struct Lists {
+pub(crate) struct Lists {
     prompts: bool,
     resources: bool,
     completes: bool,
@@ -343,37 +348,67 @@ pub(crate) async fn follow(
     backend: std::sync::Weak<Pool>,
     server: std::sync::Weak<Server>,
     mut listed: Vec<ToolSpec>,
+    lists: Lists,
 ) {
     while let Some(n) = notices.recv().await {
         let (Some(backend), Some(server)) = (backend.upgrade(), server.upgrade()) else {
             return;
         };
-        if !heard(&server, &n) {
+        let mut what = heard(&server, &n);
+        if what == Changed::default() {
             continue;
         }
-        // NB. Changes told while the tools are listed again are one change: the notices
-        // queued meanwhile are taken at once, and the tools listed once for all of them (a
+        // NB. Changes told while the lists are fetched again are one change: the notices
+        // queued meanwhile are taken at once, and each list fetched once for all of them (a
         // backend that floods list_changed costs one listing per catch-up, not one each).
         loop {
-            if let Err(e) = refresh_tools(&backend, &server, &mut listed).await {
+            if what.tools
+                && let Err(e) = refresh_tools(&backend, &server, &mut listed).await
+            {
                 tracing::warn!(error = %e, "the backend's tools could not be listed again");
             }
-            let mut again = false;
-            while let Ok(n) = notices.try_recv() {
-                again |= heard(&server, &n);
+            if what.surface
+                && let Err(e) = refresh_surface(&backend, &server, lists).await
+            {
+                tracing::warn!(error = %e, "the backend's prompts and resources could not be listed again");
             }
-            if !again {
+            what = Changed::default();
+            while let Ok(n) = notices.try_recv() {
+                let h = heard(&server, &n);
+                what.tools |= h.tools;
+                what.surface |= h.surface;
+            }
+            if what == Changed::default() {
                 break;
             }
         }
     }
 }
 
-/// Acts on one backend notification: a resource's update is announced at the front; true
-/// for a change of the backend's tools (which the caller lists again).
-fn heard(server: &Server, n: &janus_client::Notice) -> bool {
+/// Which of the backend's lists a notification says changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Changed {
+    tools: bool,
+    /// Its prompts, resources or resource templates.
+    surface: bool,
+}
+
+/// Acts on one backend notification: a resource's update is announced at the front; the
+/// lists it says changed (which the caller lists again).
+fn heard(server: &Server, n: &janus_client::Notice) -> Changed {
     match n.method.as_str() {
-        "notifications/tools/list_changed" => return true,
+        "notifications/tools/list_changed" => {
+            return Changed {
+                tools: true,
+                surface: false,
+            };
+        }
+        "notifications/prompts/list_changed" | "notifications/resources/list_changed" => {
+            return Changed {
+                tools: false,
+                surface: true,
+            };
+        }
         "notifications/resources/updated" => {
             let uri = n
                 .params
@@ -387,7 +422,22 @@ fn heard(server: &Server, n: &janus_client::Notice) -> bool {
         }
         other => tracing::debug!(method = other, "a backend notification not forwarded"),
     }
-    false
+    Changed::default()
+}
+
+/// Lists the backend's prompts, resources and templates again and makes them the front's
+/// (its clients hear `list_changed` for those that changed).
+async fn refresh_surface(
+    backend: &Arc<Pool>,
+    server: &Server,
+    lists: Lists,
+) -> Result<(), BridgeError> {
+    let client = backend.first().client()?;
+    let b = Server::builder("janus-bridge", "0");
+    let (b, _) = prompts_and_resources(backend, &client, b, lists).await?;
+    server
+        .replace_surface(b)
+        .map_err(|e| BridgeError::Spec(e.to_string()))
 }
 
 /// Lists the backend's tools again and makes them the front's, when they are not those

@@ -92,12 +92,13 @@ impl Bridge {
         }
         let first = Arc::downgrade(&members[0]);
         let pool = Pool::new(members);
-        let (server, wanted, listed) = forward::front(&pool).await?;
+        let (server, wanted, listed, lists) = forward::front(&pool).await?;
         tokio::spawn(forward::follow(
             notices,
             Arc::downgrade(&pool),
             Arc::downgrade(&server),
             listed,
+            lists,
         ));
         tokio::spawn(watch::watch(first, wanted));
         Ok(Self { pool, server })

@@ -412,6 +412,12 @@ impl ServerBuilder {
         self.resource_template(spec, crate::api::resources::LaterTemplate(handler))
     }
 
+    /// The builder's prompts, resources, templates and completions, and the first spec
+    /// error it recorded.
+    pub(crate) fn into_surface(self) -> (Surface, Option<SpecError>) {
+        (self.surface, self.error)
+    }
+
     /// Records a `_meta` that is not an object, for [`ServerBuilder::build`].
     fn check_meta(&mut self, name: &str, meta: Option<&janus_model::json::Json>) {
         if meta.is_some_and(|m| !m.is_object()) {

@@ -147,6 +147,45 @@ impl Server {
         Ok(())
     }
 
+    /// Makes the prompts, direct resources, resource templates and completions of `from`
+    /// this server's (its tools, identity and settings are not looked at): one change for
+    /// the prompts and completions, one for the resources and templates, each announced
+    /// (`list_changed`) only when its specs differ from the ones served. What a gateway
+    /// uses to follow its backend's lists, built as they were at its start.
+    ///
+    /// # Errors
+    ///
+    /// A spec of `from` whose `_meta` is no JSON object: nothing is changed.
+    pub fn replace_surface(&self, from: super::ServerBuilder) -> Result<(), SpecError> {
+        let (new, error) = from.into_surface();
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let super::Surface {
+            prompts,
+            resources,
+            templates,
+            completions,
+        } = new;
+        self.change(Change::Prompts, |_, s| {
+            let same = s.prompts.len() == prompts.len()
+                && s.prompts.iter().zip(&prompts).all(|(a, b)| a.0 == b.0);
+            s.prompts = prompts;
+            s.completions = completions;
+            !same
+        });
+        self.change(Change::Resources, |_, s| {
+            let same = s.resources.len() == resources.len()
+                && s.resources.iter().zip(&resources).all(|(a, b)| a.0 == b.0)
+                && s.templates.len() == templates.len()
+                && s.templates.iter().zip(&templates).all(|(a, b)| a.0 == b.0);
+            s.resources = resources;
+            s.templates = templates;
+            !same
+        });
+        Ok(())
+    }
+
     /// Removes prompt `name`; false when there was none.
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.change(Change::Prompts, |_, s| {
