@@ -15,6 +15,7 @@ mod backend;
 mod forward;
 mod input;
 mod said;
+mod surface;
 mod task;
 mod watch;
 
@@ -92,8 +93,8 @@ impl Bridge {
         }
         let first = Arc::downgrade(&members[0]);
         let pool = Pool::new(members);
-        let (server, wanted, listed, lists) = forward::front(&pool).await?;
-        tokio::spawn(forward::follow(
+        let (server, wanted, listed, lists) = surface::front(&pool).await?;
+        tokio::spawn(surface::follow(
             notices,
             Arc::downgrade(&pool),
             Arc::downgrade(&server),
