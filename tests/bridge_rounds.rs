@@ -496,3 +496,61 @@ fn a_legacy_http_session_deleted_while_asked_for_input_ends_the_backend_call() {
         .await;
     });
 }
+
+/// A 2026-07-28 backend in sh whose tool `prog` reports progress 0 and 50, asks for input,
+/// and, called again with the answer, reports 0 and 50 again, then 100.
+const RERUNS: &str = r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  [ -z "$id" ] && continue
+  tok=$(printf '%s' "$line" | sed -n 's/.*"progressToken":\("[^"]*"\).*/\1/p')
+  case "$line" in
+    *'"method":"server/discover"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[{"name":"prog","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"method":"tools/call"'*)
+      for v in 0 50; do printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%s,"total":100}}\n' "$tok" "$v"; done
+      case "$line" in
+        *inputResponses*)
+          printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":100,"total":100}}\n' "$tok"
+          printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","content":[{"type":"text","text":"done"}]}}\n' "$id" ;;
+        *) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"go?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}}\n' "$id" ;;
+      esac ;;
+    *) printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete"}}\n' "$id" ;;
+  esac
+done"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_front_s_progress_never_goes_back_across_an_input_round() {
+    let opts = Options {
+        mode: Mode::Legacy,
+        callbacks: Callbacks::new()
+            .elicit(|_| async { Ok(r#"{"action":"accept","content":{}}"#.into()) }),
+        timeout: Duration::from_secs(10),
+        ..Options::default()
+    };
+    let cmd = Command::new(
+        JANUS,
+        ["bridge", "--mode", "modern", "--", "sh", "-c", RERUNS],
+    );
+    let c = Client::connect(Transport::Stdio(cmd), opts).await.unwrap();
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let r = c
+        .call_tool(
+            "prog",
+            Some("{}"),
+            CallOptions {
+                progress: Some(tx),
+                ..CallOptions::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.text(), "done");
+    let mut values = Vec::new();
+    while let Ok(p) = heard.try_recv() {
+        values.push(p.progress);
+    }
+    // NB. The backend ran its work twice (0, 50, then 0, 50, 100): the front hears each
+    // value once, going up.
+    assert_eq!(values, [0.0, 50.0, 100.0]);
+    c.close(Duration::from_secs(2)).await;
+}

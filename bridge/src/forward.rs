@@ -386,6 +386,7 @@ fn open_call(
         cancel,
         _asker: asker,
         asked: 0,
+        progressed: None,
     };
     Ok((flight, Arc::clone(backend)))
 }
@@ -557,7 +558,12 @@ async fn follow_call(
             () = &mut timer => Next::Later,
         };
         match next {
-            Next::Heard(p) => ctx.progress(p.progress, p.total, p.message.as_deref()),
+            Next::Heard(p) => {
+                if flight.progressed.is_none_or(|last| p.progress > last) {
+                    flight.progressed = Some(p.progress);
+                    ctx.progress(p.progress, p.total, p.message.as_deref());
+                }
+            }
             Next::Logged(m) => log(ctx, m),
             Next::Later => return Ok(Ending::Later(flight)),
             Next::Cancelled => {

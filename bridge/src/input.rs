@@ -65,6 +65,10 @@ pub(crate) struct InFlight {
     /// server core serves a retry with every earlier round's answers, under their keys, so
     /// a key is never used twice in one call).
     pub(crate) asked: usize,
+    /// The last progress the front heard of this call: a front request run again after a
+    /// round (a handshake session's) has a context of its own, and the backend, running its
+    /// work again, starts its progress over; the front's never goes back.
+    pub(crate) progressed: Option<f64>,
 }
 
 /// Where the backend's questions and log messages for one call wait for it: a small queue
