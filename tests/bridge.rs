@@ -1034,3 +1034,43 @@ async fn a_change_of_the_backend_s_prompts_reaches_the_front_of_either_era() {
         c.close(Duration::from_secs(2)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_of_one_request_to_an_http_backend_fails_that_request_only() {
+    // NB. An answer over the 8 MiB a message may take is a transport fault of its request:
+    // the next request goes on the same session at once (it made the connection again, and
+    // failed what came meanwhile as "restarting").
+    let backend = support::HttpServe::start(&["--tools", "faults"]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--mode",
+            "legacy",
+            "--upstream",
+            upstream.as_str(),
+        ],
+    );
+    let c = Client::connect(Transport::Stdio(cmd), front_options(Mode::Modern))
+        .await
+        .unwrap();
+    match c
+        .call_tool("huge", Some(r#"{"size":9437184}"#), CallOptions::default())
+        .await
+    {
+        Err(janus_client::Error::Rejected(r)) => {
+            assert_eq!(r.code, -32603, "{r}");
+            assert!(r.data.unwrap_or_default().contains("size limit"));
+        }
+        other => panic!("{other:?}"),
+    }
+    for i in 0..3 {
+        let r = c
+            .call_tool("echo", Some(r#"{"text":"next"}"#), CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("call {i} after the fault: {e}"));
+        assert_eq!(r.text(), "next");
+    }
+    c.close(Duration::from_secs(2)).await;
+}
