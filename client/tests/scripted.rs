@@ -589,3 +589,28 @@ async fn a_round_that_asks_nothing_but_carries_a_state_is_retried_at_once_with_i
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert!(calls[1].body["params"].get("inputResponses").is_none());
 }
+
+#[tokio::test]
+async fn a_status_s_body_is_shown_with_its_control_characters_escaped() {
+    let (addr, _) = start(session(|_| {
+        let body = "oops\n2026 WARN forged\u{1b}[31m!";
+        Reply {
+            head: format!(
+                "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: {}\r\n",
+                body.len()
+            ),
+            parts: vec![Part::Bytes(body.into())],
+        }
+    }))
+    .await;
+    let c = Client::connect(http(addr), opts(Mode::Legacy))
+        .await
+        .unwrap();
+    match c.call_tool("t", Some("{}"), CallOptions::default()).await {
+        Err(janus_client::Error::Status(500, text)) => {
+            assert!(!text.contains('\n') && !text.contains('\u{1b}'), "{text:?}");
+            assert!(text.starts_with("oops\\n2026 WARN forged"), "{text:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -65,6 +65,20 @@ struct Stream {
     quiet: u32,
 }
 
+/// A server's bytes as an error or a log line shows them: control characters escaped, so
+/// that they cannot forge a line of the log or change a terminal's state.
+fn printable(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for c in String::from_utf8_lossy(bytes).chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// True when `data` (an SSE event's) is the answer to request `id`.
 fn answers(data: &str, id: i64) -> bool {
     Parser::new().parse_single(data.as_bytes()).is_ok_and(|m| {
@@ -409,7 +423,7 @@ impl Shared {
             let e = if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
                 Error::Session("the server no longer knows this session (404)".into())
             } else {
-                let text = String::from_utf8_lossy(&whole[..whole.len().min(200)]).into_owned();
+                let text = printable(&whole[..whole.len().min(200)]);
                 Error::Status(status.as_u16(), text)
             };
             self.fail(id, e);
