@@ -185,11 +185,10 @@ impl Backend {
         if !matches!(e, Error::Session(_) | Error::Transport(_)) {
             return;
         }
-        // NB. A transport fault of one request (an HTTP answer cut short, or over the size
-        // limit; a refused connection) fails that request only: the connection goes on
-        // while the client says it is open (a process that exited closes it, and so does
-        // an HTTP session the server no longer knows, which fails as a session error).
-        if matches!(e, Error::Transport(_)) && self.client().is_ok_and(|c| !c.is_closed()) {
+        // NB. A fault of one request's answer (an HTTP answer cut short, or over the size
+        // limit) fails that request only: the server was reached, and the connection goes
+        // on. One that could not be made at all (a refused connection) is the connection's.
+        if e.is_answer_fault() {
             return;
         }
         let Some(transport) = self.again() else {

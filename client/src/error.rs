@@ -107,7 +107,20 @@ pub enum Error {
     Config(String),
 }
 
+/// How the transport faults of one answer begin ([`Error::is_answer_fault`]): an answer
+/// over the size limit, one whose body could not be read, a response stream that ended (or
+/// was resumed in vain) before it.
+pub(crate) const ANSWER_FAULT: &str = "the answer: ";
+
 impl Error {
+    /// Whether this is a fault of one request's answer (cut short, over the size limit, a
+    /// response stream that ended before it), not of the connection: the server was reached
+    /// and answered, and the next request may go the same way.
+    #[must_use]
+    pub fn is_answer_fault(&self) -> bool {
+        matches!(self, Self::Transport(why) if why.starts_with(ANSWER_FAULT))
+    }
+
     /// The exit code the `janus` command uses for this error: each kind its own, so a script
     /// tells a rejection from a transport failure.
     #[must_use]

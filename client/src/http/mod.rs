@@ -65,6 +65,11 @@ struct Stream {
     quiet: u32,
 }
 
+/// A transport fault of one request's answer ([`Error::is_answer_fault`]).
+fn answer_fault(why: &str) -> Error {
+    Error::Transport(format!("{}{why}", crate::error::ANSWER_FAULT))
+}
+
 /// A server's bytes as an error or a log line shows them: control characters escaped, so
 /// that they cannot forge a line of the log or change a terminal's state.
 fn printable(bytes: &[u8]) -> String {
@@ -400,13 +405,16 @@ impl Shared {
                     if let Ok(d) = f.into_data() {
                         whole.extend_from_slice(&d);
                         if whole.len() > self.max_body {
-                            self.fail(id, Error::Transport("an answer over the size limit".into()));
+                            self.fail(id, answer_fault("over the size limit"));
                             return;
                         }
                     }
                 }
                 Err(e) => {
-                    self.fail(id, Error::Transport(format!("reading the answer: {e}")));
+                    self.fail(
+                        id,
+                        answer_fault(&format!("its body could not be read: {e}")),
+                    );
                     return;
                 }
             }
@@ -472,7 +480,7 @@ impl Shared {
             if stream.parser.overflowed() {
                 // NB. As for a JSON body: an event past the cap fails the request it came
                 // for, at once (it is not read on, nor the stream resumed).
-                self.fail(id, Error::Transport("an answer over the size limit".into()));
+                self.fail(id, answer_fault("over the size limit"));
                 return true;
             }
         }
@@ -492,7 +500,7 @@ impl Shared {
             let Some(last) = stream.last_id.clone().filter(|_| !modern) else {
                 self.fail(
                     id,
-                    Error::Transport(format!(
+                    answer_fault(&format!(
                         "POST {uri}: the response stream ended before the answer"
                     )),
                 );
@@ -501,7 +509,7 @@ impl Shared {
             if stream.quiet >= MAX_RESUMES {
                 self.fail(
                     id,
-                    Error::Transport(format!(
+                    answer_fault(&format!(
                         "GET {uri}: {MAX_RESUMES} resumptions of the response stream brought nothing new"
                     )),
                 );
