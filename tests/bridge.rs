@@ -400,22 +400,21 @@ async fn a_change_of_a_modern_backend_s_tools_reaches_a_legacy_front() {
 async fn a_change_of_a_modern_http_backend_s_tools_reaches_a_legacy_front() {
     // NB. Over HTTP the bridge's listen stream is a POST's event stream, held open.
     let backend = support::HttpServe::start(&["--tools", "conformance"]);
+    let c = through_bridge_upstream(&backend, "modern", Mode::Legacy).await;
+    tools_change_and_the_front_hears(&c).await;
+    c.close(Duration::from_secs(2)).await;
+}
+
+/// A client (in `front`) of `janus bridge --mode BACK --upstream` the HTTP `backend`.
+async fn through_bridge_upstream(backend: &support::HttpServe, back: &str, front: Mode) -> Client {
     let upstream = format!("http://{}/mcp", backend.addr);
     let cmd = Command::new(
         JANUS,
-        [
-            "bridge",
-            "--mode",
-            "modern",
-            "--upstream",
-            upstream.as_str(),
-        ],
+        ["bridge", "--mode", back, "--upstream", upstream.as_str()],
     );
-    let c = Client::connect(Transport::Stdio(cmd), front_options(Mode::Legacy))
+    Client::connect(Transport::Stdio(cmd), front_options(front))
         .await
-        .unwrap();
-    tools_change_and_the_front_hears(&c).await;
-    c.close(Duration::from_secs(2)).await;
+        .expect("the bridge serves")
 }
 
 fn front_options(mode: Mode) -> Options {
@@ -1041,20 +1040,7 @@ async fn a_fault_of_one_request_to_an_http_backend_fails_that_request_only() {
     // the next request goes on the same session at once (it made the connection again, and
     // failed what came meanwhile as "restarting").
     let backend = support::HttpServe::start(&["--tools", "faults"]);
-    let upstream = format!("http://{}/mcp", backend.addr);
-    let cmd = Command::new(
-        JANUS,
-        [
-            "bridge",
-            "--mode",
-            "legacy",
-            "--upstream",
-            upstream.as_str(),
-        ],
-    );
-    let c = Client::connect(Transport::Stdio(cmd), front_options(Mode::Modern))
-        .await
-        .unwrap();
+    let c = through_bridge_upstream(&backend, "legacy", Mode::Modern).await;
     match c
         .call_tool("huge", Some(r#"{"size":9437184}"#), CallOptions::default())
         .await
