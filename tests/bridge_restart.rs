@@ -106,3 +106,24 @@ async fn a_backend_started_again_with_the_same_tools_tells_the_front_of_no_chang
     }
     c.close(Duration::from_secs(2)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_comes_while_the_backend_restarts_waits_for_it() {
+    let c = front(faults()).await;
+    // NB. `exit` ends the backend's process under its call: the call fails, and the bridge
+    // starts the backend again after a pause.
+    match c
+        .call_tool("exit", Some("{}"), CallOptions::default())
+        .await
+    {
+        Err(Error::Rejected(r)) => assert_eq!(r.code, -32603, "{r}"),
+        other => panic!("{other:?}"),
+    }
+    // At once: served by the next process (it failed as "restarting" before).
+    let r = c
+        .call_tool("echo", Some(r#"{"text":"waited"}"#), CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("the request during the restart failed: {e}"));
+    assert_eq!(r.text(), "waited");
+    c.close(Duration::from_secs(2)).await;
+}

@@ -135,6 +135,29 @@ impl Backend {
             .ok_or_else(|| Error::Session("the backend is restarting".into()))
     }
 
+    /// Whether the connection is being made again now.
+    pub(crate) fn is_restarting(&self) -> bool {
+        self.restarting.load(Ordering::Acquire)
+    }
+
+    /// The connection once it is made again, if that happens within `patience` (checked
+    /// every 20 ms); else, or when it is no longer being made, why there is none.
+    pub(crate) async fn back_within(&self, patience: Duration) -> Result<Arc<Client>, Error> {
+        let until = tokio::time::Instant::now() + patience;
+        loop {
+            match self.client() {
+                Ok(c) => return Ok(c),
+                Err(_) if self.is_restarting() && tokio::time::Instant::now() < until => {}
+                Err(_) => {
+                    return Err(Error::Session(format!(
+                        "the backend is restarting (not back within {patience:?})"
+                    )));
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Whether the connection is up, and how many times it was made again. A connection
     /// found ended is made again from here too, so a backend that exited while idle comes
     /// back without waiting for a request to fail.

@@ -58,7 +58,14 @@ impl AsyncComplete for Completer {
         let forwarded = forwarded(ctx, &pool.said);
         Ok(Box::pin(async move {
             let backend = pool.pick();
-            let client = connected(backend)?;
+            let client = match backend.client() {
+                Ok(c) => c,
+                Err(_) if backend.is_restarting() => backend
+                    .back_within(RESTART_WAIT)
+                    .await
+                    .map_err(|e| Halt::from(rejection_of(&e)))?,
+                Err(e) => return Err(rejection_of(&e).into()),
+            };
             let opts = CallOptions {
                 forwarded: Some(forwarded),
                 ..CallOptions::default()
@@ -102,11 +109,6 @@ pub(crate) fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsF
             _ => Err(mismatched()),
         },
     )
-}
-
-/// The backend's connection, or the error a front request gets while there is none.
-fn connected(backend: &Backend) -> Result<Arc<Client>, Halt> {
-    backend.client().map_err(|e| Halt::from(rejection_of(&e)))
 }
 
 /// A backend request failed with `e`: the backend hears of it (a broken connection is made
@@ -312,7 +314,9 @@ pub(crate) fn forward_request<T: Send + 'static>(
         Option<mpsc::UnboundedSender<Progress>>,
         Cancel,
         Route<'_>,
-    ) -> BackendCall,
+    ) -> BackendCall
+    + Send
+    + 'static,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
     let (flight, backend) = open_call(pool, ctx, start)?;
@@ -330,7 +334,9 @@ fn open_call(
         Option<mpsc::UnboundedSender<Progress>>,
         Cancel,
         Route<'_>,
-    ) -> BackendCall,
+    ) -> BackendCall
+    + Send
+    + 'static,
 ) -> Result<(InFlight, Arc<Backend>), Halt> {
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
@@ -362,7 +368,13 @@ fn open_call(
     }
     let backend = pool.pick();
     let router = backend.router();
-    let client = connected(backend)?;
+    // NB. A backend being started again is waited for (a little), not failed at once: a
+    // request that comes in the pause after a crash is served by the next process.
+    let client = match backend.client() {
+        Ok(c) => Some(c),
+        Err(_) if backend.is_restarting() => None,
+        Err(e) => return Err(Halt::from(rejection_of(&e))),
+    };
     let (progress, heard) = if ctx.progress_token().is_some() {
         let (tx, rx) = mpsc::unbounded_channel::<Progress>();
         (Some(tx), Some(rx))
@@ -373,12 +385,29 @@ fn open_call(
     let said = forwarded(ctx, &pool.said);
     let (asker, questions) = router.register(ctx.peer(), Arc::clone(&said));
     // NB. Polled by the front request's own job, not spawned: one task a call.
-    let route = Route {
-        inbox: &questions,
-        forwarded: said,
-        own: backend.tells_whose(&client),
+    let call = match client {
+        Some(client) => {
+            let route = Route {
+                inbox: &questions,
+                forwarded: said,
+                own: backend.tells_whose(&client),
+            };
+            start(client, progress, cancel.clone(), route)
+        }
+        None => {
+            let (b, inbox, again) = (Arc::clone(backend), Arc::clone(&questions), cancel.clone());
+            let waited: BackendCall = Box::pin(async move {
+                let client = b.back_within(RESTART_WAIT).await?;
+                let route = Route {
+                    inbox: &inbox,
+                    forwarded: said,
+                    own: b.tells_whose(&client),
+                };
+                start(client, progress, again, route).await
+            });
+            waited
+        }
     };
-    let call = start(client, progress, cancel.clone(), route);
     let flight = InFlight {
         call,
         questions,
@@ -390,6 +419,9 @@ fn open_call(
     };
     Ok((flight, Arc::clone(backend)))
 }
+
+/// How long a request waits for a backend being started again before it fails.
+const RESTART_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The key of the `n`th input (from 0) a call asks, over all its rounds: `input`, then
 /// `input_2`, `input_3`, ...
