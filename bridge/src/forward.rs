@@ -724,8 +724,9 @@ pub fn rejection_of(e: &janus_client::Error) -> RpcError {
                 // NB. A backend's own internal error (or a malformed error object) says why
                 // in `data.reason` when it gave no data of its own.
                 Ok(INTERNAL_ERROR) if data.is_none() => {
-                    RpcError::new(INTERNAL_ERROR, r.message.clone())
-                        .with_data(reason(&format!("the backend: {}", r.message)))
+                    RpcError::new(INTERNAL_ERROR, r.message.clone()).with_data(
+                        janus_model::shape::reason(&format!("the backend: {}", r.message)),
+                    )
                 }
                 Ok(code) => {
                     let e = RpcError::new(code, r.message.clone());
@@ -746,14 +747,6 @@ pub fn rejection_of(e: &janus_client::Error) -> RpcError {
 
 /// `-32603 Internal error` saying `why` in `data.reason`.
 fn failed(why: &str) -> RpcError {
-    RpcError::new(janus_codec::INTERNAL_ERROR, "Internal error").with_data(reason(why))
-}
-
-/// `{"reason":WHY}`.
-fn reason(why: &str) -> Json {
-    let mut data = bytes::BytesMut::new();
-    data.extend_from_slice(br#"{"reason":"#);
-    janus_codec::encode::write_str(&mut data, why);
-    data.extend_from_slice(b"}");
-    Json::from_written(&data)
+    RpcError::new(janus_codec::INTERNAL_ERROR, "Internal error")
+        .with_data(janus_model::shape::reason(why))
 }

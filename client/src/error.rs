@@ -38,17 +38,12 @@ impl Rejection {
                 // peer's text.
                 let text = error.map_or("", |e| e.as_str());
                 let excerpt: String = text.chars().take(120).collect();
-                let mut why = bytes::BytesMut::new();
-                why.extend_from_slice(br#"{"reason":"#);
-                janus_codec::encode::write_str(
-                    &mut why,
-                    &format!("a malformed error object: {excerpt}"),
-                );
-                why.extend_from_slice(b"}");
+                let why = format!("a malformed error object: {excerpt}");
                 Self {
                     code: janus_codec::INTERNAL_ERROR.into(),
                     message: "Internal error".to_owned(),
-                    data: data.or_else(|| Some(String::from_utf8_lossy(&why).into_owned())),
+                    data: data
+                        .or_else(|| Some(janus_model::shape::reason(&why).as_str().to_owned())),
                 }
             }
         }

@@ -438,6 +438,12 @@ pub fn write_reason(
     encode::write_error(out, id, code, message, Some(data.as_str()));
 }
 
+/// `{"reason": WHY}`: the `data` of an error that says why.
+#[must_use]
+pub fn reason(why: &str) -> Json {
+    one_member("reason", why)
+}
+
 /// `-32601` with `data: {"method": ...}`.
 pub fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: &str) {
     let data = one_member("method", method);

@@ -108,44 +108,42 @@ impl Sse {
 
     /// Reads one line of the stream; true when it overflowed the cap.
     fn take_line(&mut self, line: &str, out: &mut Vec<Event>) -> bool {
-        {
-            if line.is_empty() {
-                if self.has_data || self.event.id.is_some() {
-                    out.push(std::mem::take(&mut self.event));
-                }
-                self.event = Event::default();
-                self.has_data = false;
-                return false;
+        if line.is_empty() {
+            if self.has_data || self.event.id.is_some() {
+                out.push(std::mem::take(&mut self.event));
             }
-            if line.starts_with(':') {
-                return false;
-            }
-            let (field, value) = match line.split_once(':') {
-                Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-                None => (line, ""),
-            };
-            match field {
-                "data" => {
-                    if self.event.data.len() + value.len() >= self.max {
-                        self.overflow();
-                        return true;
-                    }
-                    if self.has_data {
-                        self.event.data.push('\n');
-                    }
-                    self.event.data.push_str(value);
-                    self.has_data = true;
+            self.event = Event::default();
+            self.has_data = false;
+            return false;
+        }
+        if line.starts_with(':') {
+            return false;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.event.data.len() + value.len() >= self.max {
+                    self.overflow();
+                    return true;
                 }
-                "event" => self.event.event = Some(value.to_owned()),
-                "id" => self.event.id = Some(value.to_owned()),
-                // NB. As the SSE standard says: a value that is not all ASCII digits is ignored.
-                "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => {
-                    if let Ok(ms) = value.parse() {
-                        self.retry = Some(std::time::Duration::from_millis(ms));
-                    }
+                if self.has_data {
+                    self.event.data.push('\n');
                 }
-                _ => {}
+                self.event.data.push_str(value);
+                self.has_data = true;
             }
+            "event" => self.event.event = Some(value.to_owned()),
+            "id" => self.event.id = Some(value.to_owned()),
+            // NB. As the SSE standard says: a value that is not all ASCII digits is ignored.
+            "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => {
+                if let Ok(ms) = value.parse() {
+                    self.retry = Some(std::time::Duration::from_millis(ms));
+                }
+            }
+            _ => {}
         }
         false
     }

@@ -172,9 +172,7 @@ impl InputRequest {
         // peer spaced it.
         let dom = janus_codec::dom::to_owned_value(params.unwrap_or("{}"))
             .map_err(|e| BadInputRequest(format!("params are not JSON: {e}")))?;
-        let params = Json::parse(simd_json::prelude::Writable::encode(&dom))
-            .ok()
-            .ok_or_else(|| BadInputRequest("params cannot be written again".into()))?;
+        let params = Json::from_written(simd_json::prelude::Writable::encode(&dom).as_bytes());
         let raw = janus_codec::RawJson::parse(params.as_str())
             .map_err(|_| BadInputRequest("params are not JSON".into()))?;
         if !raw.is_object() {

@@ -77,20 +77,15 @@ impl Session {
         for h in st.handles.values() {
             h.abort();
         }
-        let mut data = BytesMut::new();
-        data.extend_from_slice(br#"{"reason":"#);
-        encode::write_str(&mut data, why);
-        data.extend_from_slice(b"}");
-        let data = std::str::from_utf8(&data).ok();
         let waiting = std::mem::take(&mut st.waiting);
         for (id, tx) in waiting {
             let mut out = BytesMut::new();
-            encode::write_error(
+            janus_model::shape::write_reason(
                 &mut out,
                 Some(id.as_id()),
                 janus_codec::INTERNAL_ERROR,
                 "Internal error",
-                data,
+                why,
             );
             // NB. A POST's channel has room for each of its requests' answers.
             let _ = tx.try_send(out.freeze());
