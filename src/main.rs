@@ -342,7 +342,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            if matches!(tools, Tools::Conformance | Tools::Scale) {
+            if matches!(tools, Tools::Conformance | Tools::Scale | Tools::Faults) {
                 fixtures::serving(&server);
             }
             run_serve(

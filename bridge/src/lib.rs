@@ -99,7 +99,7 @@ impl Bridge {
             Arc::downgrade(&pool),
             Arc::downgrade(&server),
             listed,
-            lists,
+            (lists, Arc::clone(&wanted)),
         ));
         tokio::spawn(watch::watch(first, wanted));
         Ok(Self { pool, server })

@@ -7,6 +7,7 @@ use crate::backend::Pool;
 use crate::forward::{Completer, Forward, forward_request, mismatched, read};
 use crate::input::Answer;
 use crate::said::call_options;
+use crate::watch::Wanted;
 use janus_client::Client;
 use janus_codec::RawJson;
 use janus_model::tool::ToolSpec;
@@ -34,7 +35,7 @@ fn identity(info: Option<&str>) -> (String, String, Option<String>) {
 /// its `server/discover` for a 2026-07-28 backend) and its tools.
 pub(crate) async fn front(
     pool: &Arc<Pool>,
-) -> Result<(Arc<Server>, crate::watch::Wanted, Vec<ToolSpec>, Lists), BridgeError> {
+) -> Result<(Arc<Server>, Arc<Wanted>, Vec<ToolSpec>, Lists), BridgeError> {
     let client = pool.first().client()?;
     let negotiated = client.negotiated();
     let (mut info, mut instructions, mut capabilities) = (
@@ -96,14 +97,22 @@ pub(crate) async fn front(
             pool.abandon(token);
         }
     });
+    // NB. The backend is asked for the updates of every resource it lists (so that an
+    // update right after a front client's subscription is not missed), and of each other
+    // one a front client subscribes to (a template's, say) as it does.
+    let wanted = Arc::new(Wanted::new(subscribes));
+    let asked = Arc::downgrade(&wanted);
+    b = b.on_subscribe(move |uri| {
+        if let Some(w) = asked.upgrade() {
+            w.add(uri);
+        }
+    });
     let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;
+    for u in &uris {
+        wanted.add(u);
+    }
     let server = b.build().map_err(|e| BridgeError::Spec(e.to_string()))?;
-    Ok((
-        server,
-        crate::watch::Wanted { uris, subscribes },
-        listed,
-        lists,
-    ))
+    Ok((server, wanted, listed, lists))
 }
 
 /// A list of the backend's: none when it is not `asked` for (`list` is then never sent),
@@ -244,7 +253,7 @@ pub(crate) async fn follow(
     backend: std::sync::Weak<Pool>,
     server: std::sync::Weak<Server>,
     mut listed: Vec<ToolSpec>,
-    lists: Lists,
+    (lists, wanted): (Lists, Arc<Wanted>),
 ) {
     while let Some(n) = notices.recv().await {
         let (Some(backend), Some(server)) = (backend.upgrade(), server.upgrade()) else {
@@ -264,7 +273,7 @@ pub(crate) async fn follow(
                 tracing::warn!(error = %e, "the backend's tools could not be listed again");
             }
             if what.surface
-                && let Err(e) = refresh_surface(&backend, &server, lists).await
+                && let Err(e) = refresh_surface(&backend, &server, lists, &wanted).await
             {
                 tracing::warn!(error = %e, "the backend's prompts and resources could not be listed again");
             }
@@ -322,15 +331,21 @@ fn heard(server: &Server, n: &janus_client::Notice) -> Changed {
 }
 
 /// Lists the backend's prompts, resources and templates again and makes them the front's
-/// (its clients hear `list_changed` for those that changed).
+/// (its clients hear `list_changed` for those that changed); the backend is asked for the
+/// updates of a resource new to it.
 async fn refresh_surface(
     backend: &Arc<Pool>,
     server: &Server,
     lists: Lists,
+    wanted: &Wanted,
 ) -> Result<(), BridgeError> {
     let client = backend.first().client()?;
     let b = Server::builder("janus-bridge", "0");
-    let (b, _) = prompts_and_resources(backend, &client, b, lists).await?;
+    let (b, uris) = prompts_and_resources(backend, &client, b, lists).await?;
+    // NB. A resource the backend lists now is asked for as those listed at the start.
+    for u in &uris {
+        wanted.add(u);
+    }
     server
         .replace_surface(b)
         .map_err(|e| BridgeError::Spec(e.to_string()))

@@ -149,7 +149,12 @@ pub struct Server {
     pub(crate) tasks: Arc<dyn TaskStore>,
     /// The bus list changes and resource updates go through.
     bus: Arc<dyn Bus>,
+    /// Told each resource a client subscribes to ([`ServerBuilder::on_subscribe`]).
+    pub(crate) on_subscribe: Option<Subscribed>,
 }
+
+/// What hears of a client's subscription to a resource.
+type Subscribed = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
 /// resources, templates, completions, and the capabilities they make.
@@ -312,6 +317,7 @@ pub struct ServerBuilder {
     visible: Option<Box<Visibility>>,
     tasks: Option<Arc<dyn TaskStore>>,
     bus: Option<Arc<dyn Bus>>,
+    on_subscribe: Option<Subscribed>,
 }
 
 impl ServerBuilder {
@@ -631,6 +637,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Calls `tell` with the URI of each resource a client subscribes to: a handshake
+    /// session's `resources/subscribe`, and each URI a 2026-07-28 `subscriptions/listen`
+    /// names in its `resourceSubscriptions` (as the server honours it). Called once a
+    /// subscription, before its answer is written; the same URI may come again. For a server
+    /// that must itself ask for a resource's updates (a gateway subscribing at its upstream).
+    #[must_use]
+    pub fn on_subscribe(mut self, tell: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_subscribe = Some(Arc::new(tell));
+        self
+    }
+
     /// Sets how long a handshake session's handler waits for the client's answers to its
     /// input requests (5 minutes by default); then the request is answered `-32001`
     /// (a tool call: a tool error).
@@ -684,6 +701,7 @@ impl ServerBuilder {
                     .tasks
                     .unwrap_or_else(|| Arc::new(crate::engine::store::MemoryTaskStore::new())),
                 bus,
+                on_subscribe: self.on_subscribe,
             }
         }))
     }
@@ -721,6 +739,7 @@ impl Server {
             visible: None,
             tasks: None,
             bus: None,
+            on_subscribe: None,
         }
     }
 

@@ -242,6 +242,11 @@ impl Connection {
             uris: if resources { asked.uris } else { Vec::new() },
         };
         drop(cat);
+        if let Some(tell) = &self.server.on_subscribe {
+            for u in &honoured.uris {
+                tell(u);
+            }
+        }
         let sub = id.as_raw().to_owned();
         let job = self.jobs.reserve();
         let mut ack = BytesMut::new();

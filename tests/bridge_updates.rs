@@ -1,0 +1,130 @@
+//! A resource's update reaches the front client that subscribed to it, through `janus bridge`
+//! in front of a backend of either era, for any URI: the bridge asks the backend for the
+//! updates of each resource a front client subscribes to (a handshake session's
+//! `resources/subscribe`, a 2026-07-28 `subscriptions/listen`'s `resourceSubscriptions`), a
+//! template's included, not only of the resources the backend listed at the start.
+
+use janus_client::{CallOptions, Client, Command, Mode, Options, Transport, members_of};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+const JANUS: &str = env!("CARGO_BIN_EXE_janus");
+
+/// A resource of the backend's template `faults://item/{id}`: the backend lists no such
+/// resource, so only a front client's subscription can make the bridge ask for it.
+const ITEM: &str = "faults://item/7";
+
+/// A client (in `front`) of `janus bridge --mode BACK -- janus serve --tools faults`, and
+/// the notifications it hears.
+async fn front(
+    front: Mode,
+    back: &str,
+) -> (Arc<Client>, mpsc::UnboundedReceiver<janus_client::Notice>) {
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge", "--mode", back, "--", JANUS, "serve", "--tools", "faults",
+        ],
+    );
+    let (tx, rx) = mpsc::unbounded_channel();
+    let opts = Options {
+        mode: front,
+        timeout: Duration::from_secs(20),
+        notices: Some(tx),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    };
+    let c = Client::connect(Transport::Stdio(cmd), opts)
+        .await
+        .expect("the bridge serves");
+    (Arc::new(c), rx)
+}
+
+/// Subscribes to [`ITEM`] in the front's era (a 2026-07-28 front holds a listen stream).
+async fn subscribe(c: &Arc<Client>, modern: bool) {
+    if modern {
+        let listening = Arc::clone(c);
+        let filter = format!(r#""notifications":{{"resourceSubscriptions":["{ITEM}"]}}"#);
+        tokio::spawn(async move {
+            let opts = CallOptions {
+                timeout: Some(Duration::from_secs(60)),
+                ..CallOptions::default()
+            };
+            let _ = listening
+                .request("subscriptions/listen", &filter, opts)
+                .await;
+        });
+    } else {
+        c.request(
+            "resources/subscribe",
+            &members_of(&[("uri", ITEM)]),
+            CallOptions::default(),
+        )
+        .await
+        .expect("the front takes the subscription");
+    }
+}
+
+/// Makes the backend announce an update of [`ITEM`] until the front client hears it (the
+/// bridge subscribes at the backend as the front client subscribes, not before its answer).
+async fn hears_the_update(
+    c: &Client,
+    heard: &mut mpsc::UnboundedReceiver<janus_client::Notice>,
+    label: &str,
+) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let args = format!(r#"{{"uri":"{ITEM}"}}"#);
+    loop {
+        let r = c
+            .call_tool("touch", Some(&args), CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(r.text(), format!("Updated {ITEM}"), "{label}");
+        let wait = tokio::time::sleep(Duration::from_millis(200));
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                n = heard.recv() => {
+                    let n = n.unwrap_or_else(|| panic!("{label}: the front's notices ended"));
+                    if n.method == "notifications/resources/updated" {
+                        let p: serde_json::Value =
+                            serde_json::from_str(n.params.as_deref().unwrap_or("{}")).unwrap();
+                        assert_eq!(p["uri"], ITEM, "{label}: {p}");
+                        return;
+                    }
+                }
+                () = &mut wait => break,
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{label}: the update of {ITEM} never reached the front"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_of_a_resource_a_front_client_subscribed_to_reaches_it() {
+    for (mode, back) in [
+        (Mode::Legacy, "legacy"),
+        (Mode::Legacy, "modern"),
+        (Mode::Modern, "legacy"),
+        (Mode::Modern, "modern"),
+    ] {
+        let label = format!("{mode:?} front, {back} backend");
+        let (c, mut heard) = front(mode, back).await;
+        subscribe(&c, mode == Mode::Modern).await;
+        hears_the_update(&c, &mut heard, &label).await;
+        // The template's resource is read through the bridge as well.
+        let read = c
+            .read_resource(ITEM)
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert!(format!("{read:?}").contains("item 7"), "{label}: {read:?}");
+        drop(heard);
+        if let Ok(c) = Arc::try_unwrap(c) {
+            c.close(Duration::from_secs(2)).await;
+        }
+    }
+}
