@@ -5,6 +5,8 @@
 use janus_client::{CallOptions, Client, Command, Error, Mode, Options, Transport};
 use std::time::Duration;
 
+mod support;
+
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
 async fn front(cmd: Command) -> Client {
@@ -125,5 +127,54 @@ async fn a_request_that_comes_while_the_backend_restarts_waits_for_it() {
         .await
         .unwrap_or_else(|e| panic!("the request during the restart failed: {e}"));
     assert_eq!(r.text(), "waited");
+    c.close(Duration::from_secs(2)).await;
+}
+
+/// An HTTP backend that forgot the bridge's session (it expired while the bridge was idle,
+/// or the server was started again) answers `404`, which means it did not run the request:
+/// the bridge opens a new session and sends the request again there, so the front client
+/// never hears of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_the_http_backend_refused_for_a_forgotten_session_is_sent_again_on_a_new_one() {
+    let backend = support::HttpServe::start(&["--session-idle-secs", "1"]);
+    let upstream = format!("http://{}/mcp", backend.addr);
+    let c = front(Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--mode",
+            "legacy",
+            "--upstream",
+            upstream.as_str(),
+        ],
+    ))
+    .await;
+    for round in 0..3 {
+        // NB. Each round past the backend's idle time: the session is gone at its request.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        match round {
+            0 => {
+                let r = c
+                    .call_tool("echo", Some(r#"{"text":"again"}"#), CallOptions::default())
+                    .await
+                    .unwrap_or_else(|e| panic!("a call: {e}"));
+                assert_eq!(r.text(), "again");
+            }
+            1 => {
+                let read = c
+                    .read_resource("demo://text-64k")
+                    .await
+                    .unwrap_or_else(|e| panic!("a read: {e}"));
+                assert_eq!(read.len(), 1);
+            }
+            _ => {
+                let got = c
+                    .get_prompt("greet", &[("name", "again")])
+                    .await
+                    .unwrap_or_else(|e| panic!("a prompt: {e}"));
+                assert!(format!("{got:?}").contains("again"), "{got:?}");
+            }
+        }
+    }
     c.close(Duration::from_secs(2)).await;
 }

@@ -119,6 +119,11 @@ impl Backend {
         &self.router
     }
 
+    /// Whether the backend is spoken to over streamable HTTP.
+    pub(crate) const fn is_http(&self) -> bool {
+        self.streams
+    }
+
     /// Whether the backend's requests for input tell which call they are for (a 2026-07-28
     /// backend's always do; a handshake one's on streamable HTTP, by the stream they come
     /// on).

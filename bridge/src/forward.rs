@@ -58,7 +58,7 @@ impl AsyncComplete for Completer {
         let forwarded = forwarded(ctx, &pool.said);
         Ok(Box::pin(async move {
             let backend = pool.pick();
-            let client = match backend.client() {
+            let mut client = match backend.client() {
                 Ok(c) => c,
                 Err(_) if backend.is_restarting() => backend
                     .back_within(RESTART_WAIT)
@@ -79,11 +79,23 @@ impl AsyncComplete for Completer {
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect();
-            // NB. The backend's `total` and `hasMore` go on as it said them.
-            client
-                .complete_with(reference, &argument, &value, &context, opts)
-                .await
-                .map_err(|e| halted(backend, &e))
+            // NB. The backend's `total` and `hasMore` go on as it said them. A completion an
+            // HTTP backend refused for a session it forgot goes again on a new one, once.
+            let mut again = backend.is_http();
+            loop {
+                match client
+                    .complete_with(reference, &argument, &value, &context, opts.clone())
+                    .await
+                {
+                    Err(e) if again && e.is_session_lost() => {
+                        again = false;
+                        client = new_session(backend, &client, &e)
+                            .await
+                            .map_err(|e| Halt::from(rejection_of(&e)))?;
+                    }
+                    r => return r.map_err(|e| halted(backend, &e)),
+                }
+            }
         }))
     }
 }
@@ -97,6 +109,7 @@ pub(crate) fn read(backend: &Pool, ctx: &Ctx<'_>, uri: &str) -> Result<ContentsF
         ctx,
         move |client, _, cancel, route| {
             let opts = call_options(None, cancel, route);
+            let uri = uri.clone();
             Box::pin(async move {
                 client
                     .read_resource_with(&uri, opts)
@@ -222,7 +235,7 @@ impl Forward {
     /// call it parked).
     fn open(&self, ctx: &Ctx<'_>, args: Args<'_>) -> Result<(InFlight, Arc<Backend>), Halt> {
         // NB. The arguments go on as they came: a span of the front request, copied once.
-        let arguments = args.raw().map(Json::from_raw);
+        let arguments = args.raw().map(|a| Arc::new(Json::from_raw(a)));
         let name = Arc::clone(&self.name);
         let as_task = self.as_task;
         let declares = Arc::clone(&self.declares_tasks);
@@ -231,12 +244,14 @@ impl Forward {
             &self.backend,
             ctx,
             move |client, progress, cancel, route| {
+                let (name, arguments, declares) =
+                    (Arc::clone(&name), arguments.clone(), Arc::clone(&declares));
                 if as_task && client.negotiated().version.is_handshake() {
                     return Box::pin(async move {
                         crate::task::call(
                             client,
                             &name,
-                            arguments.as_ref().map(Json::as_str),
+                            arguments.as_deref().map(Json::as_str),
                             cancel,
                         )
                         .await
@@ -259,7 +274,7 @@ impl Forward {
                 let pass = front >= client.negotiated().version;
                 Box::pin(async move {
                     use std::sync::atomic::Ordering::Relaxed;
-                    let args = arguments.as_ref();
+                    let args = arguments.as_deref();
                     let declared = declares.load(Relaxed);
                     match call_tool(&client, &name, args, pass, opts(declared)).await {
                         Err(janus_client::Error::Rejected(r)) if !declared && needs_tasks(&r) => {
@@ -309,13 +324,14 @@ pub(crate) fn mismatched() -> Halt {
 pub(crate) fn forward_request<T: Send + 'static>(
     pool: &Pool,
     ctx: &Ctx<'_>,
-    start: impl FnOnce(
+    start: impl Fn(
         Arc<Client>,
         Option<mpsc::UnboundedSender<Progress>>,
         Cancel,
         Route<'_>,
     ) -> BackendCall
     + Send
+    + Sync
     + 'static,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
@@ -329,13 +345,14 @@ pub(crate) fn forward_request<T: Send + 'static>(
 fn open_call(
     pool: &Pool,
     ctx: &Ctx<'_>,
-    start: impl FnOnce(
+    start: impl Fn(
         Arc<Client>,
         Option<mpsc::UnboundedSender<Progress>>,
         Cancel,
         Route<'_>,
     ) -> BackendCall
     + Send
+    + Sync
     + 'static,
 ) -> Result<(InFlight, Arc<Backend>), Halt> {
     // NB. A retry that answers the backend's question resumes the call it parked; its
@@ -385,27 +402,37 @@ fn open_call(
     let said = forwarded(ctx, &pool.said);
     let (asker, questions) = router.register(ctx.peer(), Arc::clone(&said));
     // NB. Polled by the front request's own job, not spawned: one task a call.
-    let call = match client {
-        Some(client) => {
-            let route = Route {
-                inbox: &questions,
-                forwarded: said,
-                own: backend.tells_whose(&client),
-            };
-            start(client, progress, cancel.clone(), route)
-        }
-        None => {
-            let (b, inbox, again) = (Arc::clone(backend), Arc::clone(&questions), cancel.clone());
-            let waited: BackendCall = Box::pin(async move {
-                let client = b.back_within(RESTART_WAIT).await?;
+    let call = if backend.is_http() {
+        on_a_session(
+            Arc::clone(backend),
+            client,
+            (progress, cancel.clone(), Arc::clone(&questions), said),
+            start,
+        )
+    } else {
+        match client {
+            Some(client) => {
                 let route = Route {
-                    inbox: &inbox,
+                    inbox: &questions,
                     forwarded: said,
-                    own: b.tells_whose(&client),
+                    own: backend.tells_whose(&client),
                 };
-                start(client, progress, again, route).await
-            });
-            waited
+                start(client, progress, cancel.clone(), route)
+            }
+            None => {
+                let (b, inbox, again) =
+                    (Arc::clone(backend), Arc::clone(&questions), cancel.clone());
+                let waited: BackendCall = Box::pin(async move {
+                    let client = b.back_within(RESTART_WAIT).await?;
+                    let route = Route {
+                        inbox: &inbox,
+                        forwarded: said,
+                        own: b.tells_whose(&client),
+                    };
+                    start(client, progress, again, route).await
+                });
+                waited
+            }
         }
     };
     let flight = InFlight {
@@ -418,6 +445,68 @@ fn open_call(
         progressed: None,
     };
     Ok((flight, Arc::clone(backend)))
+}
+
+/// A backend call over streamable HTTP: made on the session there is (or, while it is being
+/// made again, on the next one), and made again, once, on a new session when the backend
+/// refused it for a session it no longer knows (`404`: it expired, or the server was
+/// started again), which means the backend did not run it.
+fn on_a_session(
+    backend: Arc<Backend>,
+    client: Option<Arc<Client>>,
+    (progress, cancel, inbox, said): (
+        Option<mpsc::UnboundedSender<Progress>>,
+        Cancel,
+        Arc<crate::input::Inbox>,
+        Arc<janus_client::Forwarded>,
+    ),
+    start: impl Fn(
+        Arc<Client>,
+        Option<mpsc::UnboundedSender<Progress>>,
+        Cancel,
+        Route<'_>,
+    ) -> BackendCall
+    + Send
+    + Sync
+    + 'static,
+) -> BackendCall {
+    Box::pin(async move {
+        let mut client = match client {
+            Some(c) => c,
+            None => backend.back_within(RESTART_WAIT).await?,
+        };
+        let mut again = true;
+        loop {
+            let route = Route {
+                inbox: &inbox,
+                forwarded: Arc::clone(&said),
+                own: backend.tells_whose(&client),
+            };
+            match start(Arc::clone(&client), progress.clone(), cancel.clone(), route).await {
+                Err(e) if again && e.is_session_lost() => {
+                    again = false;
+                    client = new_session(&backend, &client, &e).await?;
+                }
+                other => return other,
+            }
+        }
+    })
+}
+
+/// The connection made again after the backend refused a request on `lost`, a session it
+/// no longer knows (`e`).
+async fn new_session(
+    backend: &Arc<Backend>,
+    lost: &Arc<Client>,
+    e: &janus_client::Error,
+) -> Result<Arc<Client>, janus_client::Error> {
+    tracing::debug!("the backend forgot the bridge's session: the request goes again on a new one");
+    // NB. Only the session that was lost is made again: requests refused together make
+    // one new session, not one each.
+    if backend.client().is_ok_and(|now| Arc::ptr_eq(&now, lost)) {
+        backend.failed(e);
+    }
+    backend.back_within(RESTART_WAIT).await
 }
 
 /// How long a request waits for a backend being started again before it fails.

@@ -192,6 +192,7 @@ async fn prompts_and_resources(
                 ctx,
                 move |client, _, cancel, route| {
                     let opts = call_options(None, cancel, route);
+                    let (name, pairs) = (Arc::clone(&name), pairs.clone());
                     Box::pin(async move {
                         let pairs: Vec<(&str, &str)> = pairs
                             .iter()

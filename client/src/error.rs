@@ -107,7 +107,19 @@ pub enum Error {
 /// was resumed in vain) before it.
 pub(crate) const ANSWER_FAULT: &str = "the answer: ";
 
+/// How the error of a request refused for a session the server no longer knows begins
+/// ([`Error::is_session_lost`]).
+pub(crate) const SESSION_LOST: &str = "the server no longer knows this session";
+
 impl Error {
+    /// Whether the request was refused because the server no longer knows the client's
+    /// session (HTTP `404` on a handshake session: it expired, or the server was started
+    /// again). The server did not run it: it may be sent again on a new session.
+    #[must_use]
+    pub fn is_session_lost(&self) -> bool {
+        matches!(self, Self::Session(why) if why.starts_with(SESSION_LOST))
+    }
+
     /// Whether this is a fault of one request's answer (cut short, over the size limit, a
     /// response stream that ended before it), not of the connection: the server was reached
     /// and answered, and the next request may go the same way.

@@ -429,7 +429,7 @@ impl Shared {
         });
         let Some(answer) = rpc else {
             let e = if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
-                Error::Session("the server no longer knows this session (404)".into())
+                Error::Session(format!("{} (404)", crate::error::SESSION_LOST))
             } else {
                 let text = printable(&whole[..whole.len().min(200)]);
                 Error::Status(status.as_u16(), text)
