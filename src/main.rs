@@ -579,7 +579,7 @@ fn run_bridge(
                 Ok(b) => b,
                 Err(e) => {
                     tracing::error!(error = %e, "the bridge could not start");
-                    return Ok(false);
+                    return Ok(Err(e.to_string()));
                 }
             };
         let server = std::sync::Arc::clone(bridge.server());
@@ -662,18 +662,96 @@ fn run_bridge(
         // NB. Every front request was answered: the backend is asked to end (its input
         // closed), not killed, so that it can finish what it does at its end.
         bridge.close(std::time::Duration::from_secs(1)).await;
-        Ok::<bool, std::io::Error>(true)
+        Ok::<Result<(), String>, std::io::Error>(Ok(()))
     });
     // NB. Not in the background: the tasks are dropped before the process ends, so the
     // backend's process is stopped with them (a stdio backend must not outlive its bridge).
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(2),
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(why)) => {
+            if http.is_none() {
+                refuse_waiting(&format!("the backend could not start: {why}"));
+            }
+            ExitCode::from(2)
+        }
         Err(e) => {
             tracing::error!(error = %e, "the bridge failed");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// A stdio front whose backend could not start: each request its client sent (already, or
+/// until it falls quiet for a moment or ends its input) is answered `-32603` with
+/// `data.reason` saying `why`, so none is left without an answer when the bridge exits.
+/// Bounded: at most [`REFUSED_AT_MOST`] bytes read, for at most two seconds.
+fn refuse_waiting(why: &str) {
+    use std::io::{Read, Write};
+    use std::sync::mpsc::RecvTimeoutError;
+    const QUIET: std::time::Duration = std::time::Duration::from_millis(200);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    // NB. A thread of its own: a read that never returns (a client that keeps its input
+    // open) ends with the process.
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        let mut chunk = vec![0; 64 * 1024];
+        while let Ok(n @ 1..) = input.read(&mut chunk) {
+            if tx.send(chunk[..n].to_vec()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut pending: Vec<u8> = Vec::new();
+    let mut read = 0;
+    let mut out = std::io::stdout().lock();
+    loop {
+        let wait = QUIET.min(until.saturating_duration_since(std::time::Instant::now()));
+        let ended = match rx.recv_timeout(wait) {
+            Ok(chunk) => {
+                read += chunk.len();
+                pending.extend_from_slice(&chunk);
+                false
+            }
+            Err(RecvTimeoutError::Disconnected) => true,
+            Err(RecvTimeoutError::Timeout) => break,
+        };
+        let mut answers = bytes::BytesMut::new();
+        let mut start = 0;
+        while let Some(at) = pending[start..].iter().position(|&b| b == b'\n') {
+            refuse_line(&pending[start..start + at], why, &mut answers);
+            start += at + 1;
+        }
+        pending.drain(..start);
+        if ended {
+            refuse_line(&pending, why, &mut answers);
+        }
+        if out.write_all(&answers).and_then(|()| out.flush()).is_err()
+            || ended
+            || read > REFUSED_AT_MOST
+        {
+            break;
+        }
+    }
+}
+
+/// The most input [`refuse_waiting`] reads.
+const REFUSED_AT_MOST: usize = 8 * 1024 * 1024;
+
+/// Answers `line` when it is a request: `-32603` with `data.reason` `why`.
+fn refuse_line(line: &[u8], why: &str, out: &mut bytes::BytesMut) {
+    let Ok(msg) = janus_codec::Parser::new().parse_single(line) else {
+        return;
+    };
+    if msg.is_request() {
+        janus_model::shape::write_reason(
+            out,
+            msg.id(),
+            janus_codec::INTERNAL_ERROR,
+            "Internal error",
+            why,
+        );
     }
 }
 

@@ -542,6 +542,45 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     assert!(out.stdout.is_empty(), "nothing but protocol on stdout");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the bridge could not start"), "{err}");
+    // The requests its client sent meanwhile are answered, each saying why, before it
+    // exits: a notification is not, nor a line that is no message.
+    let mut child = std::process::Command::new(JANUS)
+        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut input = child.stdin.take().unwrap();
+        let sent = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\nnot json\n",
+            r#"{"jsonrpc":"2.0","id":"two","method":"server/discover","params":{}}"#,
+        );
+        input.write_all(sent.as_bytes()).unwrap();
+        // NB. Its input ends without a last line break: that request is answered too.
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    for (a, id) in answers
+        .iter()
+        .zip([serde_json::json!(1), serde_json::json!("two")])
+    {
+        assert_eq!(a["id"], id, "{a}");
+        assert_eq!(a["error"]["code"], -32603, "{a}");
+        let why = a["error"]["data"]["reason"].as_str().unwrap_or_default();
+        assert!(why.contains("the backend could not start"), "{a}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
