@@ -84,7 +84,11 @@ impl Wanted {
 }
 
 /// The most resources the bridge asks the backend for updates of.
-const MAX_URIS: usize = 4096;
+const MAX_URIS: usize = 1024;
+
+/// How long the watcher waits for more of the front's subscriptions before it listens
+/// again with them.
+const GATHER: Duration = Duration::from_millis(50);
 
 /// Resolves once the bridge is gone.
 async fn gone(backend: &Weak<Backend>) {
@@ -132,6 +136,9 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
                             // the stream is dropped (which cancels it at the backend) and
                             // made again with it, at once.
                             if wanted.generation() != asked {
+                                // NB. Subscriptions that come together are one new stream,
+                                // not one each (each carries the whole filter).
+                                tokio::time::sleep(GATHER).await;
                                 served = None;
                                 relisten = true;
                                 break;

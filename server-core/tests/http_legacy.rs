@@ -55,12 +55,17 @@ async fn a_message_a_session_cannot_serve_is_answered_400_on_its_post() {
 
 /// A session opened on a fresh server; its address, headers and stop.
 async fn session() -> (std::net::SocketAddr, String, Shutdown) {
+    session_with(HttpConfig::default()).await
+}
+
+/// [`session`], the server set by `config`.
+async fn session_with(config: HttpConfig) -> (std::net::SocketAddr, String, Shutdown) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = Shutdown::new();
     let s = stop.clone();
     tokio::spawn(async move {
-        let service = McpService::new(demo::server(), HttpConfig::default());
+        let service = McpService::new(demo::server(), config);
         serve_http(service, listener, &s, Duration::from_secs(2)).await
     });
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -143,5 +148,36 @@ async fn a_request_whose_id_another_post_waits_on_is_refused() {
     // Once answered, the id may be used again.
     let r = request(addr, "POST", "/mcp", &s, &call(1)).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "slept 1 ms");
+    stop.trigger();
+}
+
+#[tokio::test]
+async fn a_session_busy_longer_than_its_idle_time_does_not_expire() {
+    let (addr, sid, stop) = session_with(HttpConfig {
+        session_idle: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let s = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    // A call three times as long as the idle time: the session is not idle while it runs.
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":900}}}"#;
+    let r = timeout(
+        Duration::from_secs(5),
+        request(addr, "POST", "/mcp", &s, call),
+    )
+    .await
+    .expect("the call is answered");
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slept 900 ms");
+    // Its idle time counts from the end of that work: the next request finds it.
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let r = request(addr, "POST", "/mcp", &s, ping).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    // Idle past the time, it expires.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(request(addr, "POST", "/mcp", &s, ping).await.status, 404);
     stop.trigger();
 }

@@ -829,7 +829,11 @@ fn spawn(session: Weak<Session>, job: JobId, work: Work) -> tokio::task::AbortHa
         let mut st = lock(&session.state);
         st.handles.remove(&job);
         st.routes.remove(&job);
-        st.conn.handle_time(super::now_ms());
+        let now = super::now_ms();
+        // NB. The session is idle from the end of its work, not from the POST that started
+        // it: a call longer than the idle time does not expire its session as it ends.
+        st.last_used_ms = st.last_used_ms.max(now);
+        st.conn.handle_time(now);
         let mut out = BytesMut::new();
         st.conn.handle_done(job, end, &mut out);
         st.route(out, None);
