@@ -313,6 +313,24 @@ async fn call_tool(
     }
 }
 
+/// What makes one front request's backend call, given the connection, where its progress
+/// goes, its cancel and its route: called again for a call made again on a new session.
+pub(crate) trait Start:
+    Fn(Arc<Client>, Option<mpsc::UnboundedSender<Progress>>, Cancel, Route<'_>) -> BackendCall
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<F> Start for F where
+    F: Fn(Arc<Client>, Option<mpsc::UnboundedSender<Progress>>, Cancel, Route<'_>) -> BackendCall
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// The error of a retry whose `requestState` names a backend call of another method.
 pub(crate) fn mismatched() -> Halt {
     RpcError::invalid_params("the requestState belongs to a request of another method").into()
@@ -324,15 +342,7 @@ pub(crate) fn mismatched() -> Halt {
 pub(crate) fn forward_request<T: Send + 'static>(
     pool: &Pool,
     ctx: &Ctx<'_>,
-    start: impl Fn(
-        Arc<Client>,
-        Option<mpsc::UnboundedSender<Progress>>,
-        Cancel,
-        Route<'_>,
-    ) -> BackendCall
-    + Send
-    + Sync
-    + 'static,
+    start: impl Start,
     answer: fn(Answer) -> Result<T, Halt>,
 ) -> Result<janus_server_core::ctx::BoxFuture<Result<T, Halt>>, Halt> {
     let (flight, backend) = open_call(pool, ctx, start)?;
@@ -345,15 +355,7 @@ pub(crate) fn forward_request<T: Send + 'static>(
 fn open_call(
     pool: &Pool,
     ctx: &Ctx<'_>,
-    start: impl Fn(
-        Arc<Client>,
-        Option<mpsc::UnboundedSender<Progress>>,
-        Cancel,
-        Route<'_>,
-    ) -> BackendCall
-    + Send
-    + Sync
-    + 'static,
+    start: impl Start,
 ) -> Result<(InFlight, Arc<Backend>), Halt> {
     // NB. A retry that answers the backend's question resumes the call it parked; its
     // request was sent already.
@@ -460,15 +462,7 @@ fn on_a_session(
         Arc<crate::input::Inbox>,
         Arc<janus_client::Forwarded>,
     ),
-    start: impl Fn(
-        Arc<Client>,
-        Option<mpsc::UnboundedSender<Progress>>,
-        Cancel,
-        Route<'_>,
-    ) -> BackendCall
-    + Send
-    + Sync
-    + 'static,
+    start: impl Start,
 ) -> BackendCall {
     Box::pin(async move {
         let mut client = match client {
