@@ -704,6 +704,7 @@ fn refuse_waiting(why: &str) {
         }
     });
     let mut pending: Vec<u8> = Vec::new();
+    let mut searched = 0;
     let mut read = 0;
     let mut out = std::io::stdout().lock();
     loop {
@@ -718,12 +719,18 @@ fn refuse_waiting(why: &str) {
             Err(RecvTimeoutError::Timeout) => break,
         };
         let mut answers = bytes::BytesMut::new();
+        // NB. The part of a long line searched already is not searched again.
         let mut start = 0;
-        while let Some(at) = pending[start..].iter().position(|&b| b == b'\n') {
-            refuse_line(&pending[start..start + at], why, &mut answers);
-            start += at + 1;
+        while let Some(at) = pending[searched.max(start)..]
+            .iter()
+            .position(|&b| b == b'\n')
+        {
+            let end = searched.max(start) + at;
+            refuse_line(&pending[start..end], why, &mut answers);
+            start = end + 1;
         }
         pending.drain(..start);
+        searched = pending.len();
         if ended {
             refuse_line(&pending, why, &mut answers);
         }

@@ -11,9 +11,10 @@ use tokio::sync::mpsc;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
-/// A resource of the backend's template `faults://item/{id}`: the backend lists no such
-/// resource, so only a front client's subscription can make the bridge ask for it.
+/// Resources of the backend's template `faults://item/{id}`: the backend lists no such
+/// resource, so only a front client's subscription can make the bridge ask for them.
 const ITEM: &str = "faults://item/7";
+const OTHER: &str = "faults://item/8";
 
 /// A client (in `front`) of `janus bridge --mode BACK -- janus serve --tools faults`, and
 /// the notifications it hears.
@@ -41,11 +42,11 @@ async fn front(
     (Arc::new(c), rx)
 }
 
-/// Subscribes to [`ITEM`] in the front's era (a 2026-07-28 front holds a listen stream).
-async fn subscribe(c: &Arc<Client>, modern: bool) {
+/// Subscribes to `uri` in the front's era (a 2026-07-28 front holds a listen stream).
+async fn subscribe(c: &Arc<Client>, modern: bool, uri: &str) {
     if modern {
         let listening = Arc::clone(c);
-        let filter = format!(r#""notifications":{{"resourceSubscriptions":["{ITEM}"]}}"#);
+        let filter = format!(r#""notifications":{{"resourceSubscriptions":["{uri}"]}}"#);
         tokio::spawn(async move {
             let opts = CallOptions {
                 timeout: Some(Duration::from_secs(60)),
@@ -58,7 +59,7 @@ async fn subscribe(c: &Arc<Client>, modern: bool) {
     } else {
         c.request(
             "resources/subscribe",
-            &members_of(&[("uri", ITEM)]),
+            &members_of(&[("uri", uri)]),
             CallOptions::default(),
         )
         .await
@@ -66,21 +67,22 @@ async fn subscribe(c: &Arc<Client>, modern: bool) {
     }
 }
 
-/// Makes the backend announce an update of [`ITEM`] until the front client hears it (the
+/// Makes the backend announce an update of `uri` until the front client hears it (the
 /// bridge subscribes at the backend as the front client subscribes, not before its answer).
 async fn hears_the_update(
     c: &Client,
     heard: &mut mpsc::UnboundedReceiver<janus_client::Notice>,
+    uri: &str,
     label: &str,
 ) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let args = format!(r#"{{"uri":"{ITEM}"}}"#);
+    let args = format!(r#"{{"uri":"{uri}"}}"#);
     loop {
         let r = c
             .call_tool("touch", Some(&args), CallOptions::default())
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
-        assert_eq!(r.text(), format!("Updated {ITEM}"), "{label}");
+        assert_eq!(r.text(), format!("Updated {uri}"), "{label}");
         let wait = tokio::time::sleep(Duration::from_millis(200));
         tokio::pin!(wait);
         loop {
@@ -90,8 +92,9 @@ async fn hears_the_update(
                     if n.method == "notifications/resources/updated" {
                         let p: serde_json::Value =
                             serde_json::from_str(n.params.as_deref().unwrap_or("{}")).unwrap();
-                        assert_eq!(p["uri"], ITEM, "{label}: {p}");
-                        return;
+                        if p["uri"] == uri {
+                            return;
+                        }
                     }
                 }
                 () = &mut wait => break,
@@ -99,7 +102,7 @@ async fn hears_the_update(
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{label}: the update of {ITEM} never reached the front"
+            "{label}: the update of {uri} never reached the front"
         );
     }
 }
@@ -114,8 +117,14 @@ async fn an_update_of_a_resource_a_front_client_subscribed_to_reaches_it() {
     ] {
         let label = format!("{mode:?} front, {back} backend");
         let (c, mut heard) = front(mode, back).await;
-        subscribe(&c, mode == Mode::Modern).await;
-        hears_the_update(&c, &mut heard, &label).await;
+        let modern = mode == Mode::Modern;
+        subscribe(&c, modern, ITEM).await;
+        hears_the_update(&c, &mut heard, ITEM, &label).await;
+        // A second subscription (a 2026-07-28 backend's stream made again with it): both
+        // resources' updates come.
+        subscribe(&c, modern, OTHER).await;
+        hears_the_update(&c, &mut heard, OTHER, &label).await;
+        hears_the_update(&c, &mut heard, ITEM, &label).await;
         // The template's resource is read through the bridge as well.
         let read = c
             .read_resource(ITEM)

@@ -131,5 +131,16 @@ pub(crate) async fn call(
         // NB. Ended at the backend (or its connection): nothing to cancel.
         running.task = None;
     }
-    CallResult::from_wire(waited?.result()).map_err(Error::Protocol)
+    // NB. The task runs already: a session lost now is not a call the backend did not run
+    // (which is made again on a new session), but one whose end is lost with its session.
+    let waited = waited.map_err(|e| {
+        if e.is_session_lost() {
+            Error::Session(format!(
+                "the backend's task was lost with its session ({e})"
+            ))
+        } else {
+            e
+        }
+    })?;
+    CallResult::from_wire(waited.result()).map_err(Error::Protocol)
 }

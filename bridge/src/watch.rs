@@ -24,6 +24,8 @@ pub(crate) struct Wanted {
     subscribes: bool,
     /// Wakes the watcher when a URI is added.
     grew: Notify,
+    /// [`MAX_URIS`] was reached (and said in the log).
+    full: std::sync::atomic::AtomicBool,
 }
 
 impl Wanted {
@@ -32,6 +34,7 @@ impl Wanted {
             uris: Mutex::new(BTreeSet::new()),
             subscribes,
             grew: Notify::new(),
+            full: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -47,9 +50,20 @@ impl Wanted {
         // NB. Bounded: a front client that subscribes to ever new URIs does not grow the
         // bridge's filter (and each listen request) without end.
         let mut uris = self.uris();
-        if !self.subscribes || uris.len() >= MAX_URIS || !uris.insert(uri.to_owned()) {
+        if !self.subscribes || uris.contains(uri) {
             return;
         }
+        if uris.len() >= MAX_URIS {
+            if !self.full.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                tracing::warn!(
+                    uri,
+                    "the bridge asks the backend for the updates of {MAX_URIS} resources \
+                     already: those of the resources subscribed to from now on are not asked for"
+                );
+            }
+            return;
+        }
+        uris.insert(uri.to_owned());
         drop(uris);
         // NB. A permit is kept when the watcher is busy: the change is not missed.
         self.grew.notify_one();
@@ -61,14 +75,14 @@ impl Wanted {
     }
 
     /// The `notifications` filter of the bridge's `subscriptions/listen` (params' members),
-    /// and the [`Wanted::generation`] it holds.
-    fn filter(&self) -> (String, usize) {
+    /// and the [`Wanted::generation`] it holds; without the resources when not `with_uris`.
+    fn filter(&self, with_uris: bool) -> (String, usize) {
         let mut m = bytes::BytesMut::new();
         m.extend_from_slice(
             br#""notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true"#,
         );
         let uris = self.uris();
-        if self.subscribes && !uris.is_empty() {
+        if with_uris && self.subscribes && !uris.is_empty() {
             m.extend_from_slice(br#","resourceSubscriptions":["#);
             for (i, u) in uris.iter().enumerate() {
                 if i > 0 {
@@ -117,38 +131,12 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
             served = Some(Arc::downgrade(&c));
             told.clear();
             if c.negotiated().version.is_modern() {
-                let (filter, asked) = wanted.filter();
-                let stream = listen(&c, filter);
-                tokio::pin!(stream);
-                let mut relisten = false;
-                loop {
-                    tokio::select! {
-                        again = &mut stream => {
-                            // NB. The backend ended the stream on a connection that goes on:
-                            // listened again (after a pause), not left deaf.
-                            if again {
-                                served = None;
-                            }
-                            break;
-                        }
-                        () = wanted.grew.notified() => {
-                            // NB. A front client subscribed to a resource the filter lacks:
-                            // the stream is dropped (which cancels it at the backend) and
-                            // made again with it, at once.
-                            if wanted.generation() != asked {
-                                // NB. Subscriptions that come together are one new stream,
-                                // not one each (each carries the whole filter).
-                                tokio::time::sleep(GATHER).await;
-                                served = None;
-                                relisten = true;
-                                break;
-                            }
-                        }
-                        () = gone(&backend) => return,
-                    }
-                }
-                if relisten {
-                    continue;
+                match hold_listen(&c, &wanted, &backend).await {
+                    // NB. The backend ended the stream on a connection that goes on:
+                    // listened again (after a pause), not left deaf.
+                    Heard::Ended => served = None,
+                    Heard::Gone => return,
+                    Heard::Refused | Heard::Broken => {}
                 }
             }
         }
@@ -157,8 +145,13 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
             .filter(|c| !c.negotiated().version.is_modern())
         {
             let new: Vec<String> = wanted.uris().difference(&told).cloned().collect();
-            subscribe(c, &new).await;
-            told.extend(new);
+            // NB. Only what the backend took counts as told: a subscription that failed
+            // with its connection is asked again on the next one.
+            let (took, lost) = subscribe(c, &new).await;
+            told.extend(took);
+            if let (Some(e), Some(b)) = (lost, backend.upgrade()) {
+                b.failed(&e);
+            }
         }
         drop(client);
         tokio::select! {
@@ -168,9 +161,64 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
     }
 }
 
-/// Holds a listen stream on `c` until it ends; true when the backend ended it (listen
-/// again), false when it refused it or the connection broke.
-async fn listen(c: &Client, filter: String) -> bool {
+/// How a listen stream ended.
+enum Heard {
+    /// The backend ended it (listen again).
+    Ended,
+    /// The backend refused it.
+    Refused,
+    /// Its connection broke.
+    Broken,
+    /// The bridge is gone.
+    Gone,
+}
+
+/// Holds a listen stream on the 2026-07-28 connection `c` until it ends, listened again with
+/// a new filter as the front's clients subscribe to resources it lacks: the new stream is
+/// asked for before the old one is let go (which cancels it at the backend), so that nothing
+/// the backend sends meanwhile is lost (told twice at worst). A filter the backend refuses
+/// leaves the stream that was (a first one refused with resources in it is asked for the
+/// list changes alone).
+async fn hold_listen(c: &Client, wanted: &Wanted, backend: &Weak<Backend>) -> Heard {
+    let (filter, mut asked) = wanted.filter(true);
+    let mut stream = Box::pin(listen(c, filter));
+    let mut with_uris = true;
+    loop {
+        tokio::select! {
+            heard = &mut stream => match heard {
+                Heard::Refused if with_uris && asked > 0 => {
+                    tracing::warn!("the backend refused the bridge's resource subscriptions: only list changes are forwarded");
+                    with_uris = false;
+                    stream = Box::pin(listen(c, wanted.filter(false).0));
+                }
+                other => return other,
+            },
+            () = wanted.grew.notified() => {
+                if !with_uris || wanted.generation() == asked {
+                    continue;
+                }
+                // NB. Subscriptions that come together are one new stream, not one each
+                // (each carries the whole filter).
+                tokio::time::sleep(GATHER).await;
+                let (filter, now) = wanted.filter(true);
+                asked = now;
+                let mut next = Box::pin(listen(c, filter));
+                // NB. Polled once, which sends its request, before the old one is dropped.
+                match std::future::poll_fn(|cx| std::task::Poll::Ready(next.as_mut().poll(cx))).await {
+                    std::task::Poll::Pending => stream = next,
+                    std::task::Poll::Ready(Heard::Refused) => {
+                        tracing::warn!("the backend refused a listen stream with the front's new subscriptions: the one it had goes on");
+                    }
+                    std::task::Poll::Ready(other) => return other,
+                }
+            }
+            () = gone(backend) => return Heard::Gone,
+        }
+    }
+}
+
+/// Holds a listen stream on `c` until it ends.
+async fn listen(c: &Client, filter: String) -> Heard {
     let opts = CallOptions {
         timeout: Some(Duration::MAX),
         ..CallOptions::default()
@@ -178,30 +226,42 @@ async fn listen(c: &Client, filter: String) -> bool {
     match c.request("subscriptions/listen", &filter, opts).await {
         Ok(_) => {
             tracing::debug!("the backend ended the bridge's listen stream");
-            true
+            Heard::Ended
         }
         Err(janus_client::Error::Rejected(r)) => {
             tracing::warn!(
                 "the backend refused subscriptions/listen: its changes are not forwarded: {r}"
             );
-            false
+            Heard::Refused
         }
         Err(e) => {
             tracing::debug!(error = %e, "the bridge's listen stream ended with its connection");
-            false
+            Heard::Broken
         }
     }
 }
 
-/// Subscribes a handshake backend to each resource.
-async fn subscribe(c: &Client, uris: &[String]) {
+/// Subscribes a handshake backend to each resource: those it took, and the error of a
+/// subscription lost with its connection (the rest are not tried).
+async fn subscribe(c: &Client, uris: &[String]) -> (Vec<String>, Option<janus_client::Error>) {
+    let mut took = Vec::with_capacity(uris.len());
     for u in uris {
         let members = janus_client::members_of(&[("uri", u)]);
-        if let Err(e) = c
+        match c
             .request("resources/subscribe", &members, CallOptions::default())
             .await
         {
-            tracing::warn!(uri = %u, error = %e, "the backend refused resources/subscribe");
+            Ok(_) => took.push(u.clone()),
+            Err(janus_client::Error::Rejected(r)) => {
+                // NB. Refused for good (not asked again on this connection).
+                tracing::warn!(uri = %u, "the backend refused resources/subscribe: {r}");
+                took.push(u.clone());
+            }
+            Err(e) => {
+                tracing::debug!(uri = %u, error = %e, "resources/subscribe failed");
+                return (took, Some(e));
+            }
         }
     }
+    (took, None)
 }

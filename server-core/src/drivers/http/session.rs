@@ -331,6 +331,9 @@ impl State {
         for id in ids {
             if let Some(tx) = self.waiting.remove(&id) {
                 to = To::Other(tx);
+                // NB. Idle from its last answer on, whatever ended the work (an input round
+                // that ran out of time included).
+                self.last_used_ms = self.last_used_ms.max(super::now_ms());
             }
         }
         match to {
