@@ -233,7 +233,12 @@ impl Backend {
         let me = Arc::clone(self);
         // NB. A connection that lasted goes back to the first pause; one made again that
         // ended soon after grows the pause on from the last one.
-        let mut pause = {
+        // A session the backend forgot (it expired, or the server was started again) is no
+        // crash: the backend answered, and a new session is made at once, its pause not
+        // grown (the next failure starts from the first pause again).
+        let mut pause = if e.is_session_lost() {
+            Duration::ZERO
+        } else {
             let (at, last) = *self
                 .made
                 .lock()
@@ -288,7 +293,7 @@ impl Backend {
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, ?pause, "the backend did not come back yet");
-                        pause = (pause * 2).min(MAX_PAUSE);
+                        pause = (pause * 2).clamp(FIRST_PAUSE, MAX_PAUSE);
                     }
                 }
             }
