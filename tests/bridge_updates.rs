@@ -137,3 +137,26 @@ async fn an_update_of_a_resource_a_front_client_subscribed_to_reaches_it() {
         }
     }
 }
+
+/// Subscriptions let go leave the bridge's set: a front client that goes through more
+/// resources than the bridge asks the backend for at once (1,024), one after the other,
+/// still hears the updates of the last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_let_go_make_room_for_new_ones() {
+    let (c, mut heard) = front(Mode::Legacy, "legacy").await;
+    for n in 0..1100 {
+        let members = members_of(&[("uri", &format!("faults://item/cycled-{n}"))]);
+        c.request("resources/subscribe", &members, CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("subscription {n}: {e}"));
+        c.request("resources/unsubscribe", &members, CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("unsubscription {n}: {e}"));
+    }
+    subscribe(&c, false, ITEM).await;
+    hears_the_update(&c, &mut heard, ITEM, "after 1,100 let go").await;
+    drop(heard);
+    if let Ok(c) = Arc::try_unwrap(c) {
+        c.close(Duration::from_secs(2)).await;
+    }
+}

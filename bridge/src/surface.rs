@@ -102,9 +102,13 @@ pub(crate) async fn front(
     // one a front client subscribes to (a template's, say) as it does.
     let wanted = Arc::new(Wanted::new(subscribes));
     let asked = Arc::downgrade(&wanted);
-    b = b.on_subscribe(move |uri| {
+    b = b.on_subscribe(move |uri, on| {
         if let Some(w) = asked.upgrade() {
-            w.add(uri);
+            if on {
+                w.add(uri);
+            } else {
+                w.release(uri);
+            }
         }
     });
     let (b, uris) = prompts_and_resources(pool, &client, b, lists).await?;

@@ -8,7 +8,7 @@
 
 use crate::backend::Backend;
 use janus_client::{CallOptions, Client};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -16,10 +16,10 @@ use tokio::sync::Notify;
 /// How often the watcher looks for a new connection, and whether the bridge is gone.
 const LOOK: Duration = Duration::from_millis(250);
 
-/// What to ask of the backend: the resources the front's clients subscribed to (any URI,
-/// a template's included), which grow as they subscribe.
+/// What to ask of the backend: the resources it listed, and those the front's clients
+/// subscribe to (a template's included) while they do.
 pub(crate) struct Wanted {
-    uris: Mutex<BTreeSet<String>>,
+    uris: Mutex<Uris>,
     /// The backend said it takes subscriptions to resources.
     subscribes: bool,
     /// Wakes the watcher when a URI is added.
@@ -28,63 +28,94 @@ pub(crate) struct Wanted {
     full: std::sync::atomic::AtomicBool,
 }
 
+/// The resources asked for, and how many holds each has (a listed one holds one for good).
+#[derive(Default)]
+struct Uris {
+    held: HashMap<String, usize>,
+    /// The same URIs, in order (the filter is written the same for the same set).
+    all: BTreeSet<String>,
+    /// How many times a URI was added to `all`.
+    added: u64,
+}
+
 impl Wanted {
     pub(crate) fn new(subscribes: bool) -> Self {
         Self {
-            uris: Mutex::new(BTreeSet::new()),
+            uris: Mutex::new(Uris::default()),
             subscribes,
             grew: Notify::new(),
             full: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    fn uris(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+    fn uris(&self) -> std::sync::MutexGuard<'_, Uris> {
         self.uris
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A front client subscribed to `uri`: the backend is asked for its updates too (a
-    /// backend that takes no subscriptions is not).
+    /// A hold on `uri` (the backend listed it, or a front client subscribed to it): the
+    /// backend is asked for its updates too (a backend that takes no subscriptions is not).
     pub(crate) fn add(&self, uri: &str) {
-        // NB. Bounded: a front client that subscribes to ever new URIs does not grow the
-        // bridge's filter (and each listen request) without end.
-        let mut uris = self.uris();
-        if !self.subscribes || uris.contains(uri) {
+        if !self.subscribes {
             return;
         }
-        if uris.len() >= MAX_URIS {
+        let mut uris = self.uris();
+        if let Some(n) = uris.held.get_mut(uri) {
+            *n += 1;
+            return;
+        }
+        // NB. Bounded: the filter (and each listen request) does not grow without end.
+        if uris.held.len() >= MAX_URIS {
+            drop(uris);
             if !self.full.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 tracing::warn!(
                     uri,
                     "the bridge asks the backend for the updates of {MAX_URIS} resources \
-                     already: those of the resources subscribed to from now on are not asked for"
+                     already: those of more resources subscribed to meanwhile are not asked for"
                 );
             }
             return;
         }
-        uris.insert(uri.to_owned());
+        uris.held.insert(uri.to_owned(), 1);
+        uris.all.insert(uri.to_owned());
+        uris.added += 1;
         drop(uris);
         // NB. A permit is kept when the watcher is busy: the change is not missed.
         self.grew.notify_one();
     }
 
+    /// A front client let go of `uri`: once none holds it, it leaves the set (the backend
+    /// is asked for it no more from the next listen on; what it still sends of it the
+    /// front's clients do not hear, as none subscribed).
+    pub(crate) fn release(&self, uri: &str) {
+        let mut uris = self.uris();
+        let Some(n) = uris.held.get_mut(uri) else {
+            return;
+        };
+        *n -= 1;
+        if *n == 0 {
+            uris.held.remove(uri);
+            uris.all.remove(uri);
+        }
+    }
+
     /// How many URIs were added so far.
-    fn generation(&self) -> usize {
-        self.uris().len()
+    fn generation(&self) -> u64 {
+        self.uris().added
     }
 
     /// The `notifications` filter of the bridge's `subscriptions/listen` (params' members),
     /// and the [`Wanted::generation`] it holds; without the resources when not `with_uris`.
-    fn filter(&self, with_uris: bool) -> (String, usize) {
+    fn filter(&self, with_uris: bool) -> (String, u64) {
         let mut m = bytes::BytesMut::new();
         m.extend_from_slice(
             br#""notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true"#,
         );
         let uris = self.uris();
-        if with_uris && self.subscribes && !uris.is_empty() {
+        if with_uris && self.subscribes && !uris.all.is_empty() {
             m.extend_from_slice(br#","resourceSubscriptions":["#);
-            for (i, u) in uris.iter().enumerate() {
+            for (i, u) in uris.all.iter().enumerate() {
                 if i > 0 {
                     m.extend_from_slice(b",");
                 }
@@ -93,15 +124,15 @@ impl Wanted {
             m.extend_from_slice(b"]");
         }
         m.extend_from_slice(b"}");
-        (String::from_utf8_lossy(&m).into_owned(), uris.len())
+        (String::from_utf8_lossy(&m).into_owned(), uris.added)
     }
 }
 
 /// The most resources the bridge asks the backend for updates of.
 const MAX_URIS: usize = 1024;
 
-/// How long the watcher waits for more of the front's subscriptions before it listens
-/// again with them.
+/// The least time between two listen streams made again for the front's new subscriptions
+/// (those that come meanwhile are gathered into the next).
 const GATHER: Duration = Duration::from_millis(50);
 
 /// Resolves once the bridge is gone.
@@ -144,7 +175,7 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
             .as_ref()
             .filter(|c| !c.negotiated().version.is_modern())
         {
-            let new: Vec<String> = wanted.uris().difference(&told).cloned().collect();
+            let new: Vec<String> = wanted.uris().all.difference(&told).cloned().collect();
             // NB. Only what the backend took counts as told: a subscription that failed
             // with its connection is asked again on the next one.
             let (took, lost) = subscribe(c, &new).await;
@@ -183,6 +214,7 @@ async fn hold_listen(c: &Client, wanted: &Wanted, backend: &Weak<Backend>) -> He
     let (filter, mut asked) = wanted.filter(true);
     let mut stream = Box::pin(listen(c, filter));
     let mut with_uris = true;
+    let mut relistened: Option<tokio::time::Instant> = None;
     loop {
         tokio::select! {
             heard = &mut stream => match heard {
@@ -197,9 +229,13 @@ async fn hold_listen(c: &Client, wanted: &Wanted, backend: &Weak<Backend>) -> He
                 if !with_uris || wanted.generation() == asked {
                     continue;
                 }
-                // NB. Subscriptions that come together are one new stream, not one each
-                // (each carries the whole filter).
-                tokio::time::sleep(GATHER).await;
+                // NB. A subscription is asked for at once (its update may come right after
+                // the front client hears it is subscribed); more that come quickly after it
+                // are one new stream, not one each (each carries the whole filter).
+                if let Some(last) = relistened {
+                    tokio::time::sleep_until(last + GATHER).await;
+                }
+                relistened = Some(tokio::time::Instant::now());
                 let (filter, now) = wanted.filter(true);
                 asked = now;
                 let mut next = Box::pin(listen(c, filter));

@@ -153,8 +153,8 @@ pub struct Server {
     pub(crate) on_subscribe: Option<Subscribed>,
 }
 
-/// What hears of a client's subscription to a resource.
-type Subscribed = Arc<dyn Fn(&str) + Send + Sync>;
+/// What hears of a client's subscriptions to resources.
+type Subscribed = Arc<dyn Fn(&str, bool) + Send + Sync>;
 
 /// The server's lists at one moment: tools (with their pages encoded per revision), prompts,
 /// resources, templates, completions, and the capabilities they make.
@@ -637,13 +637,16 @@ impl ServerBuilder {
         self
     }
 
-    /// Calls `tell` with the URI of each resource a client subscribes to: a handshake
-    /// session's `resources/subscribe`, and each URI a 2026-07-28 `subscriptions/listen`
-    /// names in its `resourceSubscriptions` (as the server honours it). Called once a
-    /// subscription, before its answer is written; the same URI may come again. For a server
-    /// that must itself ask for a resource's updates (a gateway subscribing at its upstream).
+    /// Calls `tell(uri, true)` for each subscription a client makes to a resource, and
+    /// `tell(uri, false)` when it lets it go: a handshake session's `resources/subscribe` of
+    /// a URI it was not subscribed to (before its answer is written), and its
+    /// `resources/unsubscribe` or its end; each URI a 2026-07-28 `subscriptions/listen` names
+    /// in its `resourceSubscriptions` (as the server honours it), at its start and at its
+    /// end. Each `true` is matched by one `false`; several clients may hold the same URI.
+    /// For a server that must itself ask for a resource's updates (a gateway subscribing at
+    /// its upstream).
     #[must_use]
-    pub fn on_subscribe(mut self, tell: impl Fn(&str) + Send + Sync + 'static) -> Self {
+    pub fn on_subscribe(mut self, tell: impl Fn(&str, bool) + Send + Sync + 'static) -> Self {
         self.on_subscribe = Some(Arc::new(tell));
         self
     }

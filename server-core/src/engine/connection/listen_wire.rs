@@ -26,13 +26,30 @@ const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 pub(super) struct SessionWatch {
     notify: Arc<dyn Notify>,
     subscribed: Mutex<HashSet<String>>,
+    /// Told of each subscription made and let go ([`crate::server::ServerBuilder::on_subscribe`]).
+    told: Option<Subscribed>,
+}
+
+/// What hears of a client's subscriptions.
+type Subscribed = Arc<dyn Fn(&str, bool) + Send + Sync>;
+
+impl Drop for SessionWatch {
+    fn drop(&mut self) {
+        // NB. A session that ends lets go of what it subscribed to.
+        if let Some(tell) = &self.told {
+            for uri in self.subscribed().drain() {
+                tell(&uri, false);
+            }
+        }
+    }
 }
 
 impl SessionWatch {
-    pub(super) fn new(notify: Arc<dyn Notify>) -> Self {
+    pub(super) fn new(notify: Arc<dyn Notify>, told: Option<Subscribed>) -> Self {
         Self {
             notify,
             subscribed: Mutex::new(HashSet::new()),
+            told,
         }
     }
 
@@ -42,11 +59,15 @@ impl SessionWatch {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Subscribes the session to `uri` (`on`) or lets it go; a change is told.
     pub(super) fn subscribe(&self, uri: &str, on: bool) {
-        if on {
-            self.subscribed().insert(uri.to_owned());
+        let changed = if on {
+            self.subscribed().insert(uri.to_owned())
         } else {
-            self.subscribed().remove(uri);
+            self.subscribed().remove(uri)
+        };
+        if changed && let Some(tell) = &self.told {
+            tell(uri, on);
         }
     }
 }
@@ -155,6 +176,18 @@ pub(super) struct Listener {
     sub: String,
     filter: Filter,
     notify: Arc<dyn Notify>,
+    /// Told of the stream's resources when it ends, as at its start.
+    told: Option<Subscribed>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Some(tell) = &self.told {
+            for u in &self.filter.uris {
+                tell(u, false);
+            }
+        }
+    }
 }
 
 impl Watch for Listener {
@@ -216,7 +249,10 @@ fn updated_line(uri: &str, sub: Option<&str>) -> Bytes {
 impl Connection {
     /// After `initialize`: the session hears of the server's changes.
     pub(super) fn watch_session(&mut self) {
-        let w = Arc::new(SessionWatch::new(Arc::clone(&self.notify)));
+        let w = Arc::new(SessionWatch::new(
+            Arc::clone(&self.notify),
+            self.server.on_subscribe.clone(),
+        ));
         let dyn_w: Arc<dyn Watch> = w.clone();
         self.server.watch(&dyn_w);
         self.session_watch = Some(w);
@@ -244,7 +280,7 @@ impl Connection {
         drop(cat);
         if let Some(tell) = &self.server.on_subscribe {
             for u in &honoured.uris {
-                tell(u);
+                tell(u, true);
             }
         }
         let sub = id.as_raw().to_owned();
@@ -264,6 +300,7 @@ impl Connection {
             sub: sub.clone(),
             filter: honoured,
             notify: Arc::clone(&self.notify),
+            told: self.server.on_subscribe.clone(),
         });
         let dyn_l: Arc<dyn Watch> = listener.clone();
         self.server.watch(&dyn_l);

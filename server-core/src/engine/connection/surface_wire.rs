@@ -73,9 +73,6 @@ impl Connection {
             if let Some(w) = &self.session_watch {
                 w.subscribe(&uri, on);
             }
-            if on && let Some(tell) = &self.server.on_subscribe {
-                tell(&uri);
-            }
             encode::write_result(out, id, "{}");
         }
     }
