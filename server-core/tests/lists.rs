@@ -404,3 +404,39 @@ async fn a_change_made_through_one_replica_reaches_listeners_on_another_through_
     assert!(other.hear().await.is_empty());
     assert_eq!(session.hear().await.len(), 1);
 }
+
+#[tokio::test]
+async fn each_subscription_made_is_told_and_so_is_its_end() {
+    let told: Arc<std::sync::Mutex<Vec<(String, bool)>>> = Arc::default();
+    let record = Arc::clone(&told);
+    let server = Server::builder("lists", "1")
+        .resource(ResourceSpec::new("test://doc", "doc"), doc)
+        .on_subscribe(move |uri, on| record.lock().unwrap().push((uri.to_owned(), on)))
+        .build()
+        .unwrap();
+    let taken = || std::mem::take(&mut *told.lock().unwrap());
+    let mut c = Client::with(Arc::clone(&server));
+    c.initialize("2025-11-25");
+    let doc = r#"{"uri":"test://doc"}"#;
+    c.answer(&legacy(1, "resources/subscribe", doc));
+    // A second subscription of the same session is no new hold.
+    c.answer(&legacy(2, "resources/subscribe", doc));
+    c.answer(&legacy(3, "resources/subscribe", r#"{"uri":"any://uri"}"#));
+    assert_eq!(
+        taken(),
+        [("test://doc".into(), true), ("any://uri".into(), true)]
+    );
+    c.answer(&legacy(4, "resources/unsubscribe", doc));
+    c.answer(&legacy(5, "resources/unsubscribe", doc));
+    assert_eq!(taken(), [("test://doc".into(), false)]);
+    // The session's end lets go of what it still holds.
+    drop(c);
+    assert_eq!(taken(), [("any://uri".into(), false)]);
+    // A listen stream holds its resources from its start to its end.
+    let mut m = Client::with(Arc::clone(&server));
+    m.job(&listen("9", r#"{"resourceSubscriptions":["test://doc"]}"#));
+    assert_eq!(taken(), [("test://doc".into(), true)]);
+    m.send(&cancel("9"));
+    let _ = m.hear().await;
+    assert_eq!(taken(), [("test://doc".into(), false)]);
+}
