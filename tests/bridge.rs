@@ -581,6 +581,47 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
         let why = a["error"]["data"]["reason"].as_str().unwrap_or_default();
         assert!(why.contains("the backend could not start"), "{a}");
     }
+    // A client that keeps its input open, waiting: its request is answered, and the bridge
+    // still exits (once the client falls quiet).
+    let mut child = std::process::Command::new(JANUS)
+        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    {
+        use std::io::Write as _;
+        writeln!(
+            input,
+            r#"{{"jsonrpc":"2.0","id":7,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        )
+        .unwrap();
+    }
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut output, &mut line).unwrap();
+    let a: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (7.into(), (-32603).into()),
+        "{a}"
+    );
+    // NB. Bounded: a bridge that never exits fails the test instead of hanging it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the bridge did not exit while its client kept its input open");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(2));
+    drop(input);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
