@@ -11,6 +11,8 @@ use tokio::sync::mpsc;
 
 const JANUS: &str = env!("CARGO_BIN_EXE_janus");
 
+mod support;
+
 /// Resources of the backend's template `faults://item/{id}`: the backend lists no such
 /// resource, so only a front client's subscription can make the bridge ask for them.
 const ITEM: &str = "faults://item/7";
@@ -159,4 +161,53 @@ async fn subscriptions_let_go_make_room_for_new_ones() {
     if let Ok(c) = Arc::try_unwrap(c) {
         c.close(Duration::from_secs(2)).await;
     }
+}
+
+/// A 2026-07-28 HTTP backend started again (the bridge's client is the same, its listen
+/// stream broke): the bridge listens again, and the updates come again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn updates_come_again_from_an_http_backend_started_again() {
+    let first = support::HttpServe::start(&["--tools", "faults"]);
+    let addr = first.addr.clone();
+    let upstream = format!("http://{addr}/mcp");
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    let opts = Options {
+        mode: Mode::Legacy,
+        timeout: Duration::from_secs(20),
+        notices: Some(tx),
+        cache: janus_client::AutoCache::default(),
+        ..Options::default()
+    };
+    let cmd = Command::new(
+        JANUS,
+        [
+            "bridge",
+            "--mode",
+            "modern",
+            "--upstream",
+            upstream.as_str(),
+        ],
+    );
+    let c = Client::connect(Transport::Stdio(cmd), opts)
+        .await
+        .expect("the bridge serves");
+    let c = Arc::new(c);
+    subscribe(&c, false, ITEM).await;
+    hears_the_update(&c, &mut heard, ITEM, "before").await;
+    drop(first);
+    let _second = support::HttpServe::launch(&["serve", "--http", &addr, "--tools", "faults"]);
+    // NB. Calls may fail while the bridge finds the backend again: they are tried again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while c
+        .call_tool("echo", Some(r#"{"text":"up"}"#), CallOptions::default())
+        .await
+        .is_err()
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the backend never came back"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    hears_the_update(&c, &mut heard, ITEM, "after the backend was started again").await;
 }

@@ -166,6 +166,9 @@ pub(crate) async fn watch(backend: Weak<Backend>, wanted: Arc<Wanted>) {
                     // NB. The backend ended the stream on a connection that goes on:
                     // listened again (after a pause), not left deaf.
                     Heard::Ended => served = None,
+                    // NB. So is a stream broken on a connection that is not closed (an HTTP
+                    // backend started again: the client is the same, the stream is not).
+                    Heard::Broken if !c.is_closed() => served = None,
                     Heard::Gone => return,
                     Heard::Refused | Heard::Broken => {}
                 }
@@ -277,27 +280,40 @@ async fn listen(c: &Client, filter: String) -> Heard {
     }
 }
 
-/// Subscribes a handshake backend to each resource: those it took, and the error of a
-/// subscription lost with its connection (the rest are not tried).
-async fn subscribe(c: &Client, uris: &[String]) -> (Vec<String>, Option<janus_client::Error>) {
-    let mut took = Vec::with_capacity(uris.len());
+/// Subscribes a handshake backend to each resource, all at once (one that never answers
+/// holds up none of the others): those it took, and the error of a subscription lost with
+/// its connection.
+async fn subscribe(c: &Arc<Client>, uris: &[String]) -> (Vec<String>, Option<janus_client::Error>) {
+    let mut asked = tokio::task::JoinSet::new();
     for u in uris {
-        let members = janus_client::members_of(&[("uri", u)]);
-        match c
-            .request("resources/subscribe", &members, CallOptions::default())
-            .await
-        {
-            Ok(_) => took.push(u.clone()),
+        let (c, u) = (Arc::clone(c), u.clone());
+        asked.spawn(async move {
+            let members = janus_client::members_of(&[("uri", &u)]);
+            let opts = CallOptions {
+                timeout: Some(SUBSCRIBE_TIMEOUT),
+                ..CallOptions::default()
+            };
+            let r = c.request("resources/subscribe", &members, opts).await;
+            (u, r)
+        });
+    }
+    let (mut took, mut lost) = (Vec::with_capacity(uris.len()), None);
+    while let Some(Ok((u, r))) = asked.join_next().await {
+        match r {
+            Ok(_) => took.push(u),
             Err(janus_client::Error::Rejected(r)) => {
                 // NB. Refused for good (not asked again on this connection).
                 tracing::warn!(uri = %u, "the backend refused resources/subscribe: {r}");
-                took.push(u.clone());
+                took.push(u);
             }
             Err(e) => {
                 tracing::debug!(uri = %u, error = %e, "resources/subscribe failed");
-                return (took, Some(e));
+                lost.get_or_insert(e);
             }
         }
     }
-    (took, None)
+    (took, lost)
 }
+
+/// How long a subscription waits for the backend's answer (then it is asked again).
+const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(10);
