@@ -544,13 +544,7 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     assert!(err.contains("the bridge could not start"), "{err}");
     // The requests its client sent meanwhile are answered, each saying why, before it
     // exits: a notification is not, nor a line that is no message.
-    let mut child = std::process::Command::new(JANUS)
-        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = unstartable();
     {
         use std::io::Write as _;
         let mut input = child.stdin.take().unwrap();
@@ -583,13 +577,7 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     }
     // A client that keeps its input open, waiting: its request is answered, and the bridge
     // still exits (once the client falls quiet).
-    let mut child = std::process::Command::new(JANUS)
-        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = unstartable();
     let mut input = child.stdin.take().unwrap();
     {
         use std::io::Write as _;
@@ -622,6 +610,17 @@ async fn a_backend_that_cannot_start_is_a_clear_error_and_exit_2() {
     };
     assert_eq!(status.code(), Some(2));
     drop(input);
+}
+
+/// `janus bridge` in front of a backend that cannot start, its stdin and stdout piped.
+fn unstartable() -> std::process::Child {
+    std::process::Command::new(JANUS)
+        .args(["bridge", "--mode", "legacy", "--", "/nonexistent/backend"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
